@@ -1,0 +1,59 @@
+#include "shim/endpoint.h"
+
+#include <stdexcept>
+
+namespace dxshim {
+namespace {
+
+constexpr std::string_view kUnixScheme = "unix://";
+constexpr std::string_view kTcpScheme = "tcp://";
+constexpr std::string_view kPipeScheme = "npipe://";
+
+[[noreturn]] void Reject(std::string_view text, std::string_view why) {
+  throw std::invalid_argument("endpoint '" + std::string(text) + "': " + std::string(why));
+}
+
+Endpoint ParseUnix(std::string_view text, std::string_view path) {
+  if (path.empty() || path.front() != '/') Reject(text, "a unix socket path must be absolute");
+  if (path.find('\0') != std::string_view::npos) Reject(text, "the path contains a NUL byte");
+  // sun_path holds 108 bytes including the terminating NUL.
+  if (path.size() > 107) Reject(text, "the socket path is longer than 107 bytes");
+  return Endpoint{Endpoint::Kind::kUnix, std::string(path)};
+}
+
+Endpoint ParseTcp(std::string_view text, std::string_view hostport) {
+  const auto colon = hostport.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) Reject(text, "expected tcp://host:port");
+  const auto port = hostport.substr(colon + 1);
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != port.npos ||
+      std::stoi(std::string(port)) > 65535) {
+    Reject(text, "the port must be a number from 0 to 65535");
+  }
+  const auto host = hostport.substr(0, colon);
+  if (host.front() == '[' && host.back() != ']') Reject(text, "unterminated IPv6 address");
+  return Endpoint{Endpoint::Kind::kTcp, std::string(hostport)};
+}
+
+}  // namespace
+
+std::string Endpoint::GrpcTarget() const {
+  return kind == Kind::kUnix ? "unix:" + address : address;
+}
+
+std::string Endpoint::ToString() const {
+  return kind == Kind::kUnix ? std::string(kUnixScheme) + address
+                             : std::string(kTcpScheme) + address;
+}
+
+Endpoint ParseEndpoint(std::string_view text) {
+  if (text.empty()) Reject(text, "empty endpoint");
+  if (text.starts_with(kUnixScheme)) return ParseUnix(text, text.substr(kUnixScheme.size()));
+  if (text.starts_with(kTcpScheme)) return ParseTcp(text, text.substr(kTcpScheme.size()));
+  if (text.starts_with(kPipeScheme)) {
+    Reject(text, "named pipes are only available in the Windows build of dxshim");
+  }
+  if (text.front() == '/') return ParseUnix(text, text);
+  Reject(text, "expected unix:///path, an absolute socket path, or tcp://host:port");
+}
+
+}  // namespace dxshim

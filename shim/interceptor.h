@@ -1,0 +1,55 @@
+// The one extension point of the proxy: a request of an intercepted method (only
+// /runtime.v1.RuntimeService/CreateContainer) is handed to a RequestInterceptor before it goes to
+// the runtime. Everything else is relayed as opaque bytes.
+#pragma once
+
+#include <grpcpp/support/status.h>
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace dxshim {
+
+inline constexpr std::string_view kCreateContainerMethod =
+    "/runtime.v1.RuntimeService/CreateContainer";
+
+// What an interceptor decided for one request.
+struct Interception {
+  enum class Action {
+    kForward,  // send the caller's bytes unchanged (byte-identical, never re-encoded)
+    kReplace,  // send `request` instead
+    kReject,   // answer the caller with `status`; the runtime is not called
+  };
+  Action action = Action::kForward;
+  std::string request;
+  grpc::Status status;
+  // Called once the runtime answered a forwarded or replaced request, with its status and its
+  // response message (empty when there was none), so that an interceptor can commit or release
+  // what it reserved for this request.
+  std::function<void(const grpc::Status&, std::string_view response)> on_result;
+
+  static Interception Forward() { return {}; }
+  static Interception Replace(std::string request) {
+    Interception i;
+    i.action = Action::kReplace;
+    i.request = std::move(request);
+    return i;
+  }
+  static Interception Reject(grpc::Status status) {
+    Interception i;
+    i.action = Action::kReject;
+    i.status = std::move(status);
+    return i;
+  }
+};
+
+class RequestInterceptor {
+ public:
+  virtual ~RequestInterceptor() = default;
+  // `method` is the full gRPC method name and `request` the serialized request message.
+  // Runs on a gRPC callback thread: it may compute, but must not wait on I/O or other calls.
+  virtual Interception Intercept(std::string_view method, std::string_view request) = 0;
+};
+
+}  // namespace dxshim

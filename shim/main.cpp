@@ -1,0 +1,36 @@
+// dxshim: a CRI proxy that gives GPUs to Windows containers. See README.md.
+#include <iostream>
+#include <string_view>
+
+#include "shim/serve_command.h"
+
+namespace {
+
+constexpr std::string_view kUsage = R"(usage: dxshim <command> [options]
+
+commands:
+  serve     run the CRI proxy between kubelet and the container runtime
+  version   print the version
+  help      show this text
+
+`dxshim <command> --help` describes a command's options.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string_view command = argc > 1 ? argv[1] : "";
+  if (command == "serve") return dxshim::RunServe(argc - 1, argv + 1);
+  if (command == "version" || command == "--version") {
+    std::cout << "dxshim " << DXSHIM_VERSION << "\n";
+    return 0;
+  }
+  if (command == "help" || command == "--help" || command == "-h") {
+    std::cout << kUsage;
+    return 0;
+  }
+  std::cerr << (command.empty() ? "dxshim: no command given\n"
+                                : "dxshim: unknown command '" + std::string(command) + "'\n")
+            << kUsage;
+  return 2;
+}

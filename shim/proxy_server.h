@@ -1,0 +1,62 @@
+// dxshim's CRI endpoint: listens where kubelet connects and relays every call to the runtime.
+#pragma once
+
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/server.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include "shim/endpoint.h"
+#include "shim/proxy_call.h"
+#include "shim/runtime_channel.h"
+#include "shim/unix_socket.h"
+
+namespace dxshim {
+
+struct ProxyOptions {
+  Endpoint listen;
+  Endpoint runtime;
+  mode_t socket_mode = 0660;
+  std::chrono::milliseconds shutdown_grace{10000};
+  std::chrono::milliseconds reconnect_backoff_max{2000};
+  RequestInterceptor* interceptor = nullptr;  // not owned; may be null
+};
+
+// True for methods whose calls are long-lived server streams (GetContainerEvents, Stream*): at
+// shutdown they are cancelled at once rather than given the grace period.
+bool IsLongLivedStream(std::string_view method);
+
+class ProxyServer {
+ public:
+  explicit ProxyServer(ProxyOptions options);
+  ~ProxyServer();
+  ProxyServer(const ProxyServer&) = delete;
+  ProxyServer& operator=(const ProxyServer&) = delete;
+
+  // Listens at once, whether or not the runtime is up. Throws std::runtime_error when the
+  // endpoint cannot be used (another live server on the socket, a bad path, a port in use).
+  void Start();
+  // Stops accepting calls, cancels long-lived streams, lets other calls finish within the grace
+  // period (then cancels them), and removes the socket. Idempotent.
+  void Shutdown();
+  // The TCP port actually bound (useful with tcp://host:0); 0 for unix sockets.
+  int bound_port() const { return bound_port_; }
+  std::size_t active_calls() const { return shared_.registry.size(); }
+
+ private:
+  ProxyOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<grpc::GenericStub> stub_;
+  ProxyShared shared_;
+  std::unique_ptr<ProxyService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<UnixSocketFile> socket_file_;
+  std::unique_ptr<ConnectivityLog> connectivity_log_;
+  int bound_port_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace dxshim

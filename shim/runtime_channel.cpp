@@ -1,0 +1,75 @@
+#include "shim/runtime_channel.h"
+
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+#include <grpcpp/support/channel_arguments.h>
+#include <spdlog/spdlog.h>
+
+namespace dxshim {
+
+std::shared_ptr<grpc::Channel> DialRuntime(const Endpoint& runtime,
+                                           std::chrono::milliseconds max_backoff) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  args.SetMaxSendMessageSize(-1);
+  const int max_ms = static_cast<int>(std::max<std::int64_t>(max_backoff.count(), 100));
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, std::min(100, max_ms));
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, std::min(100, max_ms));
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, max_ms);
+  // Retrying is the caller's decision (kubelet has its own policy); a proxy that retried would
+  // replay non-idempotent calls such as CreateContainer.
+  args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
+  // Keep the target's name out of the authority header for unix sockets.
+  if (runtime.kind == Endpoint::Kind::kUnix) args.SetString(GRPC_ARG_DEFAULT_AUTHORITY, "localhost");
+  return grpc::CreateCustomChannel(runtime.GrpcTarget(), grpc::InsecureChannelCredentials(), args);
+}
+
+namespace {
+
+const char* Describe(grpc_connectivity_state state) {
+  switch (state) {
+    case GRPC_CHANNEL_IDLE:
+      return "idle";
+    case GRPC_CHANNEL_CONNECTING:
+      return "connecting";
+    case GRPC_CHANNEL_READY:
+      return "connected";
+    case GRPC_CHANNEL_TRANSIENT_FAILURE:
+      return "unavailable (retrying with backoff)";
+    case GRPC_CHANNEL_SHUTDOWN:
+      return "shut down";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+ConnectivityLog::ConnectivityLog(std::shared_ptr<grpc::Channel> channel, std::string runtime)
+    : channel_(std::move(channel)), runtime_(std::move(runtime)), thread_([this] { Run(); }) {}
+
+ConnectivityLog::~ConnectivityLog() {
+  stop_ = true;
+  thread_.join();
+}
+
+void ConnectivityLog::Run() {
+  // Connect eagerly so that the first kubelet call does not pay for it.
+  auto state = channel_->GetState(/*try_to_connect=*/true);
+  auto logged = state;
+  while (!stop_) {
+    const auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(200);
+    if (!channel_->WaitForStateChange(state, deadline)) continue;
+    const auto next = channel_->GetState(/*try_to_connect=*/true);
+    // CONNECTING is a step on the way to something else, and each retry of a runtime that stays
+    // down repeats the last state: only a different outcome is worth a line.
+    if (next != GRPC_CHANNEL_CONNECTING && next != logged) {
+      logged = next;
+      const auto level = next == GRPC_CHANNEL_TRANSIENT_FAILURE ? spdlog::level::warn
+                                                                 : spdlog::level::info;
+      spdlog::log(level, "runtime {}: {}", runtime_, Describe(next));
+    }
+    state = next;
+  }
+}
+
+}  // namespace dxshim
