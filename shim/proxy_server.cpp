@@ -48,8 +48,14 @@ void ProxyServer::Start() {
         std::make_unique<UnixSocketFile>(options_.listen.address, options_.socket_mode);
   }
   connectivity_log_ = std::make_unique<ConnectivityLog>(channel_, options_.runtime.ToString());
-  spdlog::info("listening on {} (mode {:o}), relaying to runtime {}", options_.listen.ToString(),
-               unix_socket ? options_.socket_mode : 0, options_.runtime.ToString());
+  if (unix_socket) {
+    spdlog::info("listening on {} (mode {:o}), relaying to runtime {}", options_.listen.ToString(),
+                 options_.socket_mode, options_.runtime.ToString());
+  } else {
+    const auto host = options_.listen.address.substr(0, options_.listen.address.rfind(':'));
+    spdlog::info("listening on tcp://{}:{}, relaying to runtime {}", host, bound_port_,
+                 options_.runtime.ToString());
+  }
 }
 
 void ProxyServer::Shutdown() {

@@ -1,0 +1,125 @@
+#include "tests/support/containerd.h"
+
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <sys/mount.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "runtime/v1/api.grpc.pb.h"
+#include "tests/support/cri_client.h"
+
+namespace dxshim::test {
+
+namespace {
+
+std::string ConfigToml(const TempDir& dir, const std::string& socket) {
+  std::ostringstream out;
+  out << "version = 2\n"
+      << "root = \"" << dir.path() << "/root\"\n"
+      << "state = \"" << dir.path() << "/state\"\n"
+      << "disabled_plugins = [\"io.containerd.snapshotter.v1.btrfs\", "
+         "\"io.containerd.snapshotter.v1.zfs\", \"io.containerd.snapshotter.v1.devmapper\", "
+         "\"io.containerd.snapshotter.v1.aufs\", \"io.containerd.internal.v1.opt\"]\n"
+      << "[grpc]\n  address = \"" << socket << "\"\n"
+      << "[ttrpc]\n  address = \"" << socket << ".ttrpc\"\n"
+      << "[plugins.\"io.containerd.grpc.v1.cri\"]\n"
+      << "  sandbox_image = \"" << kPauseImage << "\"\n"
+      // This sandbox lacks CAP_SYS_RESOURCE: without it runc cannot lower oom_score_adj.
+      << "  restrict_oom_score_adj = true\n"
+      // Several containerds may run at once: no fixed streaming port.
+      << "  stream_server_port = \"0\"\n"
+      << "  [plugins.\"io.containerd.grpc.v1.cri\".cni]\n"
+      << "    bin_dir = \"" << dir.path() << "/cni/bin\"\n"
+      << "    conf_dir = \"" << dir.path() << "/cni/conf\"\n";
+  return out.str();
+}
+
+}  // namespace
+
+Containerd::Containerd() : socket_(dir_ / "containerd.sock") {
+  std::ofstream(dir_ / "config.toml") << ConfigToml(dir_, socket_);
+  Launch();
+  ImportImages();
+}
+
+Containerd::~Containerd() {
+  try {
+    if (process_ && process_->running()) RemoveAllPods();
+  } catch (...) {
+  }
+  if (process_) {
+    process_->Signal(SIGTERM);
+    if (!process_->Wait(std::chrono::seconds(15))) process_->Signal(SIGKILL);
+    process_->Wait(std::chrono::seconds(5));
+  }
+  UnmountAll();
+}
+
+void Containerd::Launch() {
+  process_ = std::make_unique<Process>(
+      std::vector<std::string>{"containerd", "--config", dir_ / "config.toml"}, dir_ / "containerd.log");
+  CriClient client(socket_);
+  const bool up = WaitFor(
+      [&] {
+        if (!process_->running()) return true;
+        runtime::v1::VersionResponse response;
+        return client.Version(&response).ok();
+      },
+      std::chrono::seconds(30));
+  if (!up || !process_->running()) {
+    throw std::runtime_error("containerd did not start; its log:\n" + Log());
+  }
+}
+
+void Containerd::ImportImages() {
+  for (const char* image : {"pause.tar", "busybox.tar"}) {
+    Process import({"ctr", "--address", socket_, "--namespace", "k8s.io", "images", "import",
+                    std::string(DXSHIM_TEST_IMAGES_DIR) + "/" + image},
+                   dir_ / "import.log");
+    const auto code = import.Wait(std::chrono::seconds(60));
+    if (code != 0) throw std::runtime_error("ctr images import failed:\n" + import.Log());
+  }
+}
+
+void Containerd::Kill() {
+  process_->Signal(SIGKILL);
+  process_->Wait(std::chrono::seconds(10));
+}
+
+void Containerd::Restart() { Launch(); }
+
+std::string Containerd::Log() const {
+  std::ifstream in(dir_ / "containerd.log");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void Containerd::RemoveAllPods() {
+  CriClient client(socket_);
+  grpc::ClientContext ctx;
+  runtime::v1::ListPodSandboxResponse pods;
+  if (!client.runtime->ListPodSandbox(&ctx, {}, &pods).ok()) return;
+  for (const auto& pod : pods.items()) {
+    client.RemovePod(pod.id());
+  }
+}
+
+void Containerd::UnmountAll() {
+  // Whatever the runtime left mounted below our directory (rootfs, shm), deepest first.
+  std::vector<std::string> mounts;
+  std::ifstream in("/proc/self/mounts");
+  std::string device, target, rest;
+  while (in >> device >> target && std::getline(in, rest)) {
+    if (target.rfind(dir_.path() + "/", 0) == 0) mounts.push_back(target);
+  }
+  std::sort(mounts.rbegin(), mounts.rend());
+  for (const auto& m : mounts) ::umount2(m.c_str(), MNT_DETACH);
+}
+
+}  // namespace dxshim::test

@@ -1,0 +1,39 @@
+// A real containerd (Debian's containerd + runc) private to one test: its own root, state,
+// sockets and CRI configuration in a temporary directory, with the locally built pause and busybox
+// images imported. Nothing is mocked.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+
+namespace dxshim::test {
+
+inline constexpr const char* kPauseImage = "registry.k8s.io/pause:3.6";
+inline constexpr const char* kBusyboxImage = "dxshim.test/busybox:1";
+
+class Containerd {
+ public:
+  Containerd();   // starts it and imports the images; throws on failure
+  ~Containerd();  // removes every pod it still has, stops it, unmounts and deletes its directory
+
+  const std::string& socket() const { return socket_; }
+  const TempDir& dir() const { return dir_; }
+  void Kill();     // SIGKILL, as in a crash; containers keep running in their shims
+  void Restart();  // starts it again on the same state
+  std::string Log() const;
+
+ private:
+  void Launch();
+  void ImportImages();
+  void RemoveAllPods();
+  void UnmountAll();
+
+  TempDir dir_;
+  std::string socket_;
+  std::unique_ptr<Process> process_;
+};
+
+}  // namespace dxshim::test

@@ -1,0 +1,101 @@
+#include "tests/support/cri_client.h"
+
+#include <grpcpp/create_channel.h>
+#include <grpcpp/support/channel_arguments.h>
+
+#include <condition_variable>
+#include <mutex>
+
+#include "shim/byte_buffer.h"
+
+namespace dxshim::test {
+
+std::shared_ptr<grpc::Channel> DialUnix(const std::string& socket_path) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  args.SetMaxSendMessageSize(-1);
+  // Each client gets its own connection, as separate processes would.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
+  return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(), args);
+}
+
+CriClient::CriClient(const std::string& socket_path)
+    : channel(DialUnix(socket_path)),
+      runtime(runtime::v1::RuntimeService::NewStub(channel)),
+      images(runtime::v1::ImageService::NewStub(channel)),
+      generic(std::make_unique<grpc::GenericStub>(channel)) {}
+
+grpc::Status CriClient::Version(runtime::v1::VersionResponse* response,
+                                std::chrono::milliseconds timeout) {
+  auto ctx = Deadline(timeout);
+  runtime::v1::VersionRequest request;
+  request.set_version("v1");
+  return runtime->Version(ctx.get(), request, response);
+}
+
+void CriClient::RemovePod(const std::string& pod_id) {
+  runtime::v1::StopPodSandboxRequest stop;
+  stop.set_pod_sandbox_id(pod_id);
+  runtime::v1::StopPodSandboxResponse stopped;
+  runtime->StopPodSandbox(Deadline(std::chrono::seconds(30)).get(), stop, &stopped);
+  runtime::v1::RemovePodSandboxRequest remove;
+  remove.set_pod_sandbox_id(pod_id);
+  runtime::v1::RemovePodSandboxResponse removed;
+  runtime->RemovePodSandbox(Deadline(std::chrono::seconds(30)).get(), remove, &removed);
+}
+
+grpc::Status CriClient::Raw(const std::string& method, const std::string& request,
+                            std::string* response, std::chrono::milliseconds timeout) {
+  auto ctx = Deadline(timeout);
+  const grpc::ByteBuffer req = FromBytes(request);
+  grpc::ByteBuffer resp;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  grpc::Status result;
+  generic->UnaryCall(ctx.get(), method, grpc::StubOptions(), &req, &resp, [&](grpc::Status s) {
+    std::lock_guard lock(mu);
+    result = std::move(s);
+    done = true;
+    cv.notify_one();
+  });
+  std::unique_lock lock(mu);
+  cv.wait(lock, [&] { return done; });
+  if (result.ok() && response != nullptr) *response = ToBytes(resp);
+  return result;
+}
+
+runtime::v1::PodSandboxConfig HostNetworkPod(const std::string& name, const std::string& uid,
+                                             const std::string& log_dir) {
+  runtime::v1::PodSandboxConfig pod;
+  pod.mutable_metadata()->set_name(name);
+  pod.mutable_metadata()->set_uid(uid);
+  pod.mutable_metadata()->set_namespace_("default");
+  pod.set_log_directory(log_dir);
+  (*pod.mutable_labels())["app"] = name;
+  (*pod.mutable_annotations())["example.com/note"] = "dxshim test";
+  pod.mutable_linux()->mutable_security_context()->mutable_namespace_options()->set_network(
+      runtime::v1::NODE);
+  return pod;
+}
+
+runtime::v1::ContainerConfig SleepingBusybox(const std::string& name) {
+  runtime::v1::ContainerConfig c;
+  c.mutable_metadata()->set_name(name);
+  c.mutable_image()->set_image("dxshim.test/busybox:1");
+  c.add_command("/bin/sleep");
+  c.add_args("3600");
+  c.set_log_path(name + ".log");
+  return c;
+}
+
+std::unique_ptr<grpc::ClientContext> Deadline(std::chrono::milliseconds timeout) {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  ctx->set_deadline(std::chrono::system_clock::now() + timeout);
+  return ctx;
+}
+
+}  // namespace dxshim::test
