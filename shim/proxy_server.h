@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "shim/endpoint.h"
-#include "shim/proxy_call.h"
+#include "shim/proxy_service.h"
 #include "shim/runtime_channel.h"
 #include "shim/unix_socket.h"
 

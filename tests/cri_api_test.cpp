@@ -6,6 +6,7 @@
 
 #include "cri_superset.pb.h"
 #include "runtime/v1/api.grpc.pb.h"
+#include "shim/cri_methods.h"
 #include "shim/interceptor.h"
 
 namespace {
@@ -168,6 +169,31 @@ TEST(CriApi, UndeclaredFieldsSurviveAnEdit) {
   EXPECT_EQ(back.future_extension(), std::string("\x00\x01\xff", 3));
   ASSERT_EQ(back.config().devices_size(), 2);
   EXPECT_EQ(back.config().devices(1).host_path(), "vpci-location-path://PCIROOT(0)#PCI(0100)");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CriApi, UnaryMethodTableAgreesWithTheProto) {
+  for (const char* name : {"runtime.v1.RuntimeService", "runtime.v1.ImageService"}) {
+    const auto* service =
+        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(name);
+    ASSERT_NE(service, nullptr);
+    for (int i = 0; i < service->method_count(); ++i) {
+      const auto* m = service->method(i);
+      const auto full = "/" + service->full_name() + "/" + m->name();
+      EXPECT_EQ(dxshim::IsUnaryCriMethod(full), !m->client_streaming() && !m->server_streaming())
+          << full;
+    }
+  }
+  // Methods of CRI the subset does not declare, and names that only look like CRI.
+  EXPECT_TRUE(dxshim::IsUnaryCriMethod("/runtime.v1.RuntimeService/UpdateContainerResources"));
+  EXPECT_TRUE(dxshim::IsUnaryCriMethod("/runtime.v1.ImageService/ImageFsInfo"));
+  EXPECT_FALSE(dxshim::IsUnaryCriMethod("/runtime.v1.RuntimeService/StreamContainers"));
+  EXPECT_FALSE(dxshim::IsUnaryCriMethod("/runtime.v1alpha2.RuntimeService/Version"));
+  EXPECT_FALSE(dxshim::IsUnaryCriMethod("/runtime.v1.RuntimeService/"));
+  EXPECT_FALSE(dxshim::IsUnaryCriMethod("/other.Service/Version"));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/v1/api.grpc.pb.h"
+#include "shim/unix_socket.h"
 #include "tests/support/cri_client.h"
 
 namespace dxshim::test {
@@ -63,6 +64,10 @@ Containerd::~Containerd() {
 void Containerd::Launch() {
   process_ = std::make_unique<Process>(
       std::vector<std::string>{"containerd", "--config", dir_ / "config.toml"}, dir_ / "containerd.log");
+  // Dial only once the socket answers: a gRPC channel that failed to connect waits out its
+  // reconnect backoff before it tries again.
+  WaitFor([&] { return !process_->running() || UnixSocketAnswers(socket_); },
+          std::chrono::seconds(30));
   CriClient client(socket_);
   const bool up = WaitFor(
       [&] {
