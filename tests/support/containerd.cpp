@@ -16,34 +16,12 @@
 
 namespace dxshim::test {
 
-namespace {
-
-std::string ConfigToml(const TempDir& dir, const std::string& socket) {
-  std::ostringstream out;
-  out << "version = 2\n"
-      << "root = \"" << dir.path() << "/root\"\n"
-      << "state = \"" << dir.path() << "/state\"\n"
-      << "disabled_plugins = [\"io.containerd.snapshotter.v1.btrfs\", "
-         "\"io.containerd.snapshotter.v1.zfs\", \"io.containerd.snapshotter.v1.devmapper\", "
-         "\"io.containerd.snapshotter.v1.aufs\", \"io.containerd.internal.v1.opt\"]\n"
-      << "[grpc]\n  address = \"" << socket << "\"\n"
-      << "[ttrpc]\n  address = \"" << socket << ".ttrpc\"\n"
-      << "[plugins.\"io.containerd.grpc.v1.cri\"]\n"
-      << "  sandbox_image = \"" << kPauseImage << "\"\n"
-      // This sandbox lacks CAP_SYS_RESOURCE: without it runc cannot lower oom_score_adj.
-      << "  restrict_oom_score_adj = true\n"
-      // Several containerds may run at once: no fixed streaming port.
-      << "  stream_server_port = \"0\"\n"
-      << "  [plugins.\"io.containerd.grpc.v1.cri\".cni]\n"
-      << "    bin_dir = \"" << dir.path() << "/cni/bin\"\n"
-      << "    conf_dir = \"" << dir.path() << "/cni/conf\"\n";
-  return out.str();
-}
-
-}  // namespace
 
 Containerd::Containerd() : socket_(dir_ / "containerd.sock") {
-  std::ofstream(dir_ / "config.toml") << ConfigToml(dir_, socket_);
+  Process config({DXSHIM_SCRIPTS_DIR "/containerd-config.sh", dir_.path()}, dir_ / "config.log");
+  if (config.Wait(std::chrono::seconds(30)) != 0) {
+    throw std::runtime_error("containerd-config.sh failed:\n" + config.Log());
+  }
   Launch();
   ImportImages();
 }

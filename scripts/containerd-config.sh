@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Writes DIR/config.toml for a private containerd (root, state and sockets under DIR) whose CRI
+# plugin works on this kind of machine. Used by the tests (tests/support/containerd.cpp) and the
+# demo, so both run containerd the same way.
+# usage: containerd-config.sh DIR
+set -euo pipefail
+dir=${1:?usage: containerd-config.sh DIR}
+cat >"$dir/config.toml" <<TOML
+version = 2
+root = "$dir/root"
+state = "$dir/state"
+disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs",
+                    "io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.aufs",
+                    "io.containerd.internal.v1.opt"]
+[grpc]
+  address = "$dir/containerd.sock"
+[ttrpc]
+  address = "$dir/containerd.sock.ttrpc"
+[plugins."io.containerd.grpc.v1.cri"]
+  # The images are built locally (scripts/build-test-images.sh); nothing is pulled.
+  sandbox_image = "registry.k8s.io/pause:3.6"
+  # Sandboxes without CAP_SYS_RESOURCE: otherwise runc fails with
+  # "can't get final child's PID from pipe".
+  restrict_oom_score_adj = true
+  # Several containerds may run at once: no fixed streaming port.
+  stream_server_port = "0"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    # No CNI: pods use the host network.
+    bin_dir = "$dir/cni/bin"
+    conf_dir = "$dir/cni/conf"
+TOML
