@@ -49,16 +49,16 @@ void Measure(const char* name, int calls, Call&& call, CriClient& direct, CriCli
       const bool via_proxy = (leg == 0) == (i % 2 == 0);
       const auto start = Clock::now();
       call(via_proxy ? proxied : direct);
-      const double us =
-          std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+      const double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
       (via_proxy ? p : d).push_back(us);
     }
   }
   const auto sd = Summarize(d), sp = Summarize(p);
-  std::printf("%-22s direct p50 %7.1f us p99 %7.1f us | dxshim p50 %7.1f us p99 %7.1f us | "
-              "added p50 %6.1f us | ratio p50 %.3fx p99 %.3fx\n",
-              name, sd.p50_us, sd.p99_us, sp.p50_us, sp.p99_us, sp.p50_us - sd.p50_us,
-              sp.p50_us / sd.p50_us, sp.p99_us / sd.p99_us);
+  std::printf(
+      "%-22s direct p50 %7.1f us p99 %7.1f us | dxshim p50 %7.1f us p99 %7.1f us | "
+      "added p50 %6.1f us | ratio p50 %.3fx p99 %.3fx\n",
+      name, sd.p50_us, sd.p99_us, sp.p50_us, sp.p99_us, sp.p50_us - sd.p50_us,
+      sp.p50_us / sd.p50_us, sp.p99_us / sd.p99_us);
 }
 
 double RssMiB(pid_t pid) {
@@ -108,17 +108,23 @@ int main(int argc, char** argv) {
   }
 
   std::printf("%d calls per path, paths interleaved\n", calls);
-  Measure("Version", calls, [](CriClient& c) {
-    v1::VersionResponse r;
-    c.Version(&r);
-  }, direct, proxied);
+  Measure(
+      "Version", calls,
+      [](CriClient& c) {
+        v1::VersionResponse r;
+        c.Version(&r);
+      },
+      direct, proxied);
   std::size_t listed = 0;
   const std::string list_name = "ListContainers(" + std::to_string(containers) + ")";
-  Measure(list_name.c_str(), calls, [&](CriClient& c) {
-    v1::ListContainersResponse r;
-    c.runtime->ListContainers(Deadline(std::chrono::seconds(10)).get(), {}, &r);
-    listed = static_cast<std::size_t>(r.containers_size());
-  }, direct, proxied);
+  Measure(
+      list_name.c_str(), calls,
+      [&](CriClient& c) {
+        v1::ListContainersResponse r;
+        c.runtime->ListContainers(Deadline(std::chrono::seconds(10)).get(), {}, &r);
+        listed = static_cast<std::size_t>(r.containers_size());
+      },
+      direct, proxied);
   std::printf("ListContainers returned %zu containers\n", listed);
 
   // The same proxy in front of a minimal C++ gRPC server, to separate dxshim's own cost from
@@ -127,10 +133,13 @@ int main(int argc, char** argv) {
   DxshimProcess fake_dxshim(dir / "dxshim-fake.sock", fake.socket(), dir / "dxshim-fake.log");
   CriClient fake_direct(fake.socket());
   CriClient fake_proxied(fake_dxshim.socket());
-  Measure("Version (C++ runtime)", calls, [](CriClient& c) {
-    v1::VersionResponse r;
-    c.Version(&r);
-  }, fake_direct, fake_proxied);
+  Measure(
+      "Version (C++ runtime)", calls,
+      [](CriClient& c) {
+        v1::VersionResponse r;
+        c.Version(&r);
+      },
+      fake_direct, fake_proxied);
   std::printf("dxshim RSS after the run: %.1f MiB\n", RssMiB(dxshim.process().pid()));
   direct.RemovePod(pod.pod_sandbox_id());
   return dxshim.Stop() == 0 ? 0 : 1;

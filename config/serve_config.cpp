@@ -20,7 +20,8 @@ const std::vector<Key>& KeyTable() {
   static const std::vector<Key> keys = {
       {"listen", [](ServeConfig& c, std::string_view v) { c.listen = std::string(v); }},
       {"runtime", [](ServeConfig& c, std::string_view v) { c.runtime = std::string(v); }},
-      {"socket-mode", [](ServeConfig& c, std::string_view v) { c.socket_mode = ParseSocketMode(v); }},
+      {"socket-mode",
+       [](ServeConfig& c, std::string_view v) { c.socket_mode = ParseSocketMode(v); }},
       {"log-level", [](ServeConfig& c, std::string_view v) { c.log_level = std::string(v); }},
       {"shutdown-grace",
        [](ServeConfig& c, std::string_view v) { c.shutdown_grace = ParseDuration(v); }},

@@ -17,7 +17,8 @@ bool IsTransportHeader(std::string_view key) {
 void CopyCallerMetadata(const MetadataMap& from, grpc::ClientContext& to) {
   for (const auto& [key, value] : from) {
     const std::string_view k(key.data(), key.size());
-    if (!IsTransportHeader(k)) to.AddMetadata(std::string(k), std::string(value.data(), value.size()));
+    if (!IsTransportHeader(k))
+      to.AddMetadata(std::string(k), std::string(value.data(), value.size()));
   }
 }
 

@@ -44,8 +44,7 @@ void ProxyServer::Start() {
     throw std::runtime_error("cannot listen on " + options_.listen.ToString());
   }
   if (unix_socket) {
-    socket_file_ =
-        std::make_unique<UnixSocketFile>(options_.listen.address, options_.socket_mode);
+    socket_file_ = std::make_unique<UnixSocketFile>(options_.listen.address, options_.socket_mode);
   }
   connectivity_log_ = std::make_unique<ConnectivityLog>(channel_, options_.runtime.ToString());
   if (unix_socket) {
@@ -62,8 +61,8 @@ void ProxyServer::Shutdown() {
   if (stopped_ || !server_) return;
   stopped_ = true;
   const auto streams = shared_.registry.CancelIf(IsLongLivedStream);
-  spdlog::info("shutting down: cancelled {} stream(s), waiting up to {} ms for {} call(s)",
-               streams, options_.shutdown_grace.count(), shared_.registry.size());
+  spdlog::info("shutting down: cancelled {} stream(s), waiting up to {} ms for {} call(s)", streams,
+               options_.shutdown_grace.count(), shared_.registry.size());
   server_->Shutdown(std::chrono::system_clock::now() + options_.shutdown_grace);
   server_->Wait();
   socket_file_.reset();

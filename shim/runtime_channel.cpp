@@ -20,7 +20,8 @@ std::shared_ptr<grpc::Channel> DialRuntime(const Endpoint& runtime,
   // replay non-idempotent calls such as CreateContainer.
   args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
   // Keep the target's name out of the authority header for unix sockets.
-  if (runtime.kind == Endpoint::Kind::kUnix) args.SetString(GRPC_ARG_DEFAULT_AUTHORITY, "localhost");
+  if (runtime.kind == Endpoint::Kind::kUnix)
+    args.SetString(GRPC_ARG_DEFAULT_AUTHORITY, "localhost");
   return grpc::CreateCustomChannel(runtime.GrpcTarget(), grpc::InsecureChannelCredentials(), args);
 }
 
@@ -64,8 +65,8 @@ void ConnectivityLog::Run() {
     // down repeats the last state: only a different outcome is worth a line.
     if (next != GRPC_CHANNEL_CONNECTING && next != logged) {
       logged = next;
-      const auto level = next == GRPC_CHANNEL_TRANSIENT_FAILURE ? spdlog::level::warn
-                                                                 : spdlog::level::info;
+      const auto level =
+          next == GRPC_CHANNEL_TRANSIENT_FAILURE ? spdlog::level::warn : spdlog::level::info;
       spdlog::log(level, "runtime {}: {}", runtime_, Describe(next));
     }
     state = next;

@@ -26,7 +26,8 @@ const char* Describe(const std::string& key) {
 }
 
 po::options_description Options() {
-  po::options_description desc("dxshim serve [options]\n\nOptions (a --config file takes the same keys)");
+  po::options_description desc(
+      "dxshim serve [options]\n\nOptions (a --config file takes the same keys)");
   desc.add_options()("help,h", "show this help")("config", po::value<std::string>(),
                                                  "YAML configuration file");
   for (const auto& key : config::ServeKeys()) {

@@ -43,10 +43,10 @@ class StreamCall final : public ProxiedCall {
   void RuntimeDone(const grpc::Status& status);
 
   RuntimeLeg runtime_{this};
-  grpc::ByteBuffer from_caller_;    // request message read from the caller
-  grpc::ByteBuffer from_runtime_;   // response message read from the runtime
+  grpc::ByteBuffer from_caller_;   // request message read from the caller
+  grpc::ByteBuffer from_runtime_;  // response message read from the runtime
 
-  std::mutex mu_;  // guards the flags below; never held while a reaction can run
+  std::mutex mu_;                   // guards the flags below; never held while a reaction can run
   bool request_side_open_ = false;  // we hold the runtime call open to relay caller messages
   bool caller_read_pending_ = false;
   bool runtime_reads_ended_ = false;

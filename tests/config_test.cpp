@@ -1,9 +1,8 @@
-#include "config/serve_config.h"
-
 #include <gtest/gtest.h>
 
 #include <fstream>
 
+#include "config/serve_config.h"
 #include "tests/support/temp_dir.h"
 
 namespace dxshim::config {
@@ -59,7 +58,8 @@ TEST(ServeConfig, EmptyFileKeepsDefaults) {
 TEST(ServeConfig, ErrorsNameFileLineAndKey) {
   test::TempDir dir;
   ServeConfig c;
-  auto msg = ErrorOf([&] { ApplyServeConfigFile(c, WriteFile(dir, "listen: /a\nlisten-on: /b\n")); });
+  auto msg =
+      ErrorOf([&] { ApplyServeConfigFile(c, WriteFile(dir, "listen: /a\nlisten-on: /b\n")); });
   EXPECT_NE(msg.find("line 2"), std::string::npos) << msg;
   EXPECT_NE(msg.find("unknown key 'listen-on'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("known keys: listen, runtime"), std::string::npos) << msg;

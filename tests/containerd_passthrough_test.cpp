@@ -31,8 +31,8 @@ class Environment : public ::testing::Environment {
   void SetUp() override {
     g_dir = new TempDir();
     g_containerd = new Containerd();
-    g_dxshim = new DxshimProcess(*g_dir / "dxshim.sock", g_containerd->socket(),
-                                 *g_dir / "dxshim.log");
+    g_dxshim =
+        new DxshimProcess(*g_dir / "dxshim.sock", g_containerd->socket(), *g_dir / "dxshim.log");
   }
   void TearDown() override {
     const auto code = g_dxshim->Stop();
@@ -69,14 +69,14 @@ Response ExpectSame(grpc::Status (Stub::*method)(grpc::ClientContext*, const Req
 TEST_F(Passthrough, VersionStatusAndImagesEqualDirect) {
   v1::VersionRequest version;
   version.set_version("v1");
-  const auto v = ExpectSame(&v1::RuntimeService::Stub::Version, *direct.runtime, *proxied.runtime,
-                            version);
+  const auto v =
+      ExpectSame(&v1::RuntimeService::Stub::Version, *direct.runtime, *proxied.runtime, version);
   EXPECT_EQ(v.runtime_name(), "containerd");
 
   v1::StatusRequest status;
   status.set_verbose(true);
-  const auto s = ExpectSame(&v1::RuntimeService::Stub::Status, *direct.runtime, *proxied.runtime,
-                            status);
+  const auto s =
+      ExpectSame(&v1::RuntimeService::Stub::Status, *direct.runtime, *proxied.runtime, status);
   EXPECT_GE(s.status().conditions_size(), 2);
 
   const auto images = ExpectSame(&v1::ImageService::Stub::ListImages, *direct.images,
@@ -85,14 +85,14 @@ TEST_F(Passthrough, VersionStatusAndImagesEqualDirect) {
 
   v1::ImageStatusRequest image;
   image.mutable_image()->set_image(kBusyboxImage);
-  const auto is = ExpectSame(&v1::ImageService::Stub::ImageStatus, *direct.images, *proxied.images,
-                             image);
+  const auto is =
+      ExpectSame(&v1::ImageService::Stub::ImageStatus, *direct.images, *proxied.images, image);
   ASSERT_TRUE(is.has_image());
   EXPECT_EQ(is.image().repo_tags(0), kBusyboxImage);
 
   image.mutable_image()->set_image("dxshim.test/absent:1");
-  const auto absent = ExpectSame(&v1::ImageService::Stub::ImageStatus, *direct.images,
-                                 *proxied.images, image);
+  const auto absent =
+      ExpectSame(&v1::ImageService::Stub::ImageStatus, *direct.images, *proxied.images, image);
   EXPECT_FALSE(absent.has_image());
 }
 
@@ -103,8 +103,8 @@ TEST_F(Passthrough, PodAndContainerLifecycle) {
   v1::RunPodSandboxRequest run;
   *run.mutable_config() = HostNetworkPod("lifecycle", "uid-lifecycle", work / "logs");
   v1::RunPodSandboxResponse pod;
-  ASSERT_TRUE(proxied.runtime->RunPodSandbox(Deadline(std::chrono::seconds(60)).get(), run, &pod)
-                  .ok());
+  ASSERT_TRUE(
+      proxied.runtime->RunPodSandbox(Deadline(std::chrono::seconds(60)).get(), run, &pod).ok());
 
   v1::PodSandboxStatusRequest pod_status;
   pod_status.set_pod_sandbox_id(pod.pod_sandbox_id());
@@ -122,8 +122,8 @@ TEST_F(Passthrough, PodAndContainerLifecycle) {
   mount->set_readonly(true);
   *create.mutable_sandbox_config() = run.config();
   v1::CreateContainerResponse created;
-  const auto cs = proxied.runtime->CreateContainer(Deadline(std::chrono::seconds(60)).get(),
-                                                   create, &created);
+  const auto cs =
+      proxied.runtime->CreateContainer(Deadline(std::chrono::seconds(60)).get(), create, &created);
   ASSERT_TRUE(cs.ok()) << cs.error_message();
 
   v1::StartContainerRequest start;
@@ -172,7 +172,8 @@ TEST_F(Passthrough, PodAndContainerLifecycle) {
   stop.set_timeout(0);
   v1::StopContainerResponse stopped;
   ASSERT_TRUE(
-      proxied.runtime->StopContainer(Deadline(std::chrono::seconds(60)).get(), stop, &stopped).ok());
+      proxied.runtime->StopContainer(Deadline(std::chrono::seconds(60)).get(), stop, &stopped)
+          .ok());
   v1::RemoveContainerRequest remove;
   remove.set_container_id(created.container_id());
   v1::RemoveContainerResponse removed;
@@ -192,10 +193,10 @@ TEST_F(Passthrough, PodAndContainerLifecycle) {
   v1::RemovePodSandboxRequest remove_pod;
   remove_pod.set_pod_sandbox_id(pod.pod_sandbox_id());
   v1::RemovePodSandboxResponse pod_removed;
-  ASSERT_TRUE(proxied.runtime
-                  ->RemovePodSandbox(Deadline(std::chrono::seconds(60)).get(), remove_pod,
-                                     &pod_removed)
-                  .ok());
+  ASSERT_TRUE(
+      proxied.runtime
+          ->RemovePodSandbox(Deadline(std::chrono::seconds(60)).get(), remove_pod, &pod_removed)
+          .ok());
 
   // Errors come back verbatim too: the pod is gone.
   v1::PodSandboxStatusResponse gone;
@@ -314,7 +315,8 @@ TEST_F(Passthrough, GarbageAndHalfOpenConnectionsDoNotHurt) {
         bytes = "PRI * HTTP/2.0\r\n\r";
         break;
       case 2:  // a valid preface followed by a bogus frame header
-        bytes = std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + std::string("\xff\xff\xff\x09\x00", 5);
+        bytes = std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") +
+                std::string("\xff\xff\xff\x09\x00", 5);
         break;
       default:  // nothing at all: half-open
         break;

@@ -32,14 +32,14 @@ TEST(ContainerdRestart, CallsFailWithUnavailableDuringTheGapAndRecoverAfter) {
   EXPECT_EQ(again.error_code(), grpc::StatusCode::UNAVAILABLE) << again.error_message();
 
   containerd.Restart();
-  const bool recovered = WaitFor([&] { return client.Version(&version).ok(); },
-                                 std::chrono::seconds(30));
+  const bool recovered =
+      WaitFor([&] { return client.Version(&version).ok(); }, std::chrono::seconds(30));
   EXPECT_TRUE(recovered) << dxshim.process().Log();
   EXPECT_EQ(version.runtime_name(), "containerd");
 
   v1::ListPodSandboxResponse pods;
-  ASSERT_TRUE(client.runtime->ListPodSandbox(Deadline(std::chrono::seconds(10)).get(), {}, &pods)
-                  .ok());
+  ASSERT_TRUE(
+      client.runtime->ListPodSandbox(Deadline(std::chrono::seconds(10)).get(), {}, &pods).ok());
   ASSERT_EQ(pods.items_size(), 1);
   EXPECT_EQ(pods.items(0).id(), pod.pod_sandbox_id());
   client.RemovePod(pod.pod_sandbox_id());
@@ -63,8 +63,8 @@ TEST(ContainerdRestart, DxshimListensBeforeContainerdStarts) {
   // containerd comes up; its socket appears where dxshim was told to look.
   Containerd containerd;
   ASSERT_EQ(::symlink(containerd.socket().c_str(), runtime_socket.c_str()), 0);
-  const bool recovered = WaitFor([&] { return client.Version(&version).ok(); },
-                                 std::chrono::seconds(30));
+  const bool recovered =
+      WaitFor([&] { return client.Version(&version).ok(); }, std::chrono::seconds(30));
   EXPECT_TRUE(recovered) << dxshim.process().Log();
   EXPECT_EQ(version.runtime_name(), "containerd");
   EXPECT_EQ(dxshim.Stop(), 0);

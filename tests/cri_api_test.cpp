@@ -151,7 +151,8 @@ TEST(CriApi, UndeclaredFieldsSurviveAnEdit) {
   const auto original = NewerKubeletRequest();
   runtime::v1::CreateContainerRequest subset;
   ASSERT_TRUE(subset.ParseFromString(original.SerializeAsString()));
-  subset.mutable_config()->add_devices()->set_host_path("vpci-location-path://PCIROOT(0)#PCI(0100)");
+  subset.mutable_config()->add_devices()->set_host_path(
+      "vpci-location-path://PCIROOT(0)#PCI(0100)");
   auto* mount = subset.mutable_config()->add_mounts();
   mount->set_container_path("C:\\Windows\\System32\\nvcuda.dll");
   mount->set_host_path("C:\\DriverStore\\nvcuda_loader64.dll");

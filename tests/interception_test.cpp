@@ -69,7 +69,8 @@ class RecordingRuntime {
       grpc::ByteBuffer request_, response_;
     };
 
-    grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* ctx) override {
+    grpc::ServerGenericBidiReactor* CreateReactor(
+        grpc::GenericCallbackServerContext* ctx) override {
       return new Call(ctx, this);
     }
   };
@@ -179,7 +180,8 @@ TEST_F(Interception_, ReplaceSendsTheRewrittenRequest) {
   interceptor.decide = [&](std::string_view request) {
     v1::CreateContainerRequest parsed;
     parsed.ParseFromArray(request.data(), static_cast<int>(request.size()));
-    parsed.mutable_config()->add_devices()->set_host_path("vpci-location-path://PCIROOT(0)#PCI(0100)");
+    parsed.mutable_config()->add_devices()->set_host_path(
+        "vpci-location-path://PCIROOT(0)#PCI(0100)");
     rewritten = parsed.SerializeAsString();
     return Interception::Replace(rewritten);
   };
@@ -242,9 +244,9 @@ TEST_F(Interception_, OnlyCreateContainerIsIntercepted) {
   ScriptedInterceptor interceptor;
   StartProxy(&interceptor);
   std::string out;
-  for (const char* method : {"/runtime.v1.RuntimeService/Version",
-                             "/runtime.v1.RuntimeService/StartContainer",
-                             "/runtime.v1.ImageService/PullImage", "/other.Service/CreateContainer"}) {
+  for (const char* method :
+       {"/runtime.v1.RuntimeService/Version", "/runtime.v1.RuntimeService/StartContainer",
+        "/runtime.v1.ImageService/PullImage", "/other.Service/CreateContainer"}) {
     EXPECT_TRUE(client->Raw(method, NonCanonicalRequest(), &out).ok()) << method;
   }
   EXPECT_TRUE(interceptor.seen_methods.empty());

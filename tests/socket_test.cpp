@@ -125,9 +125,9 @@ TEST_F(Socket, RemovesItsSocketOnSigtermAndSigint) {
 }
 
 TEST_F(Socket, ListensOnTcp) {
-  Process p({DXSHIM_BINARY, "serve", "--listen", "tcp://127.0.0.1:0", "--runtime",
-             runtime.socket()},
-            dir / "tcp.log");
+  Process p(
+      {DXSHIM_BINARY, "serve", "--listen", "tcp://127.0.0.1:0", "--runtime", runtime.socket()},
+      dir / "tcp.log");
   std::smatch match;
   std::string log;
   const std::regex listening("listening on tcp://127\\.0\\.0\\.1:([0-9]+)");
@@ -138,8 +138,8 @@ TEST_F(Socket, ListensOnTcp) {
       },
       std::chrono::seconds(20)))
       << log;
-  auto channel = grpc::CreateChannel("127.0.0.1:" + match[1].str(),
-                                     grpc::InsecureChannelCredentials());
+  auto channel =
+      grpc::CreateChannel("127.0.0.1:" + match[1].str(), grpc::InsecureChannelCredentials());
   auto stub = v1::RuntimeService::NewStub(channel);
   v1::VersionResponse v;
   EXPECT_TRUE(stub->Version(Deadline(std::chrono::seconds(10)).get(), {}, &v).ok());

@@ -20,7 +20,9 @@ class Streaming : public ::testing::Test {
  protected:
   TempDir dir;
   FakeRuntime runtime{dir / "runtime.sock"};
-  DxshimProcess dxshim{dir / "dxshim.sock", runtime.socket(), dir / "dxshim.log",
+  DxshimProcess dxshim{dir / "dxshim.sock",
+                       runtime.socket(),
+                       dir / "dxshim.log",
                        {"--shutdown-grace", "60s", "--log-level", "debug"}};
   CriClient client{dxshim.socket()};
   CriClient direct{runtime.socket()};

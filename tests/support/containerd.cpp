@@ -16,7 +16,6 @@
 
 namespace dxshim::test {
 
-
 Containerd::Containerd() : socket_(dir_ / "containerd.sock") {
   Process config({DXSHIM_SCRIPTS_DIR "/containerd-config.sh", dir_.path()}, dir_ / "config.log");
   if (config.Wait(std::chrono::seconds(30)) != 0) {
@@ -41,7 +40,8 @@ Containerd::~Containerd() {
 
 void Containerd::Launch() {
   process_ = std::make_unique<Process>(
-      std::vector<std::string>{"containerd", "--config", dir_ / "config.toml"}, dir_ / "containerd.log");
+      std::vector<std::string>{"containerd", "--config", dir_ / "config.toml"},
+      dir_ / "containerd.log");
   // Dial only once the socket answers: a gRPC channel that failed to connect waits out its
   // reconnect backoff before it tries again.
   WaitFor([&] { return !process_->running() || UnixSocketAnswers(socket_); },

@@ -11,8 +11,8 @@ namespace dxshim::test {
 DxshimProcess::DxshimProcess(const std::string& listen, const std::string& runtime,
                              const std::string& log_path, std::vector<std::string> extra)
     : socket_(listen) {
-  std::vector<std::string> argv = {DXSHIM_BINARY, "serve", "--listen", listen, "--runtime",
-                                   runtime};
+  std::vector<std::string> argv = {DXSHIM_BINARY, "serve",     "--listen",
+                                   listen,        "--runtime", runtime};
   argv.insert(argv.end(), extra.begin(), extra.end());
   process_ = std::make_unique<Process>(argv, log_path);
   const bool up = WaitFor([&] { return !process_->running() || UnixSocketAnswers(listen); },

@@ -121,8 +121,8 @@ class RuntimeService final : public v1::RuntimeService::CallbackService {
     }
     auto* reactor = ctx->DefaultReactor();
     if (auto code = Header(ctx, "x-fail")) {
-      reactor->Finish(grpc::Status(static_cast<grpc::StatusCode>(std::stoi(*code)),
-                                   "fake failure", "fake-details"));
+      reactor->Finish(grpc::Status(static_cast<grpc::StatusCode>(std::stoi(*code)), "fake failure",
+                                   "fake-details"));
       return reactor;
     }
     response->set_runtime_name("fake");
