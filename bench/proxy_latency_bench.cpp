@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -34,12 +35,30 @@ Percentiles Summarize(std::vector<double> samples) {
   return {at(0.50), at(0.99)};
 }
 
+// Voluntary plus involuntary context switches of all threads of `pid` so far.
+long ContextSwitches(pid_t pid) {
+  long total = 0;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+    std::ifstream in(task.path() / "status");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.find("ctxt_switches:") != std::string::npos) {
+        total += std::stol(line.substr(line.find(':') + 1));
+      }
+    }
+  }
+  return total;
+}
+
 template <typename Call>
-void Measure(const char* name, int calls, Call&& call, CriClient& direct, CriClient& proxied) {
+void Measure(const char* name, int calls, Call&& call, CriClient& direct, CriClient& proxied,
+             pid_t dxshim_pid) {
   for (int i = 0; i < 200; ++i) {  // warm both connections and caches
     call(direct);
     call(proxied);
   }
+  const long switches_before = ContextSwitches(dxshim_pid);
   std::vector<double> d, p;
   d.reserve(static_cast<std::size_t>(calls));
   p.reserve(static_cast<std::size_t>(calls));
@@ -53,12 +72,14 @@ void Measure(const char* name, int calls, Call&& call, CriClient& direct, CriCli
       (via_proxy ? p : d).push_back(us);
     }
   }
+  const double switches =
+      static_cast<double>(ContextSwitches(dxshim_pid) - switches_before) / calls;
   const auto sd = Summarize(d), sp = Summarize(p);
   std::printf(
       "%-22s direct p50 %7.1f us p99 %7.1f us | dxshim p50 %7.1f us p99 %7.1f us | "
-      "added p50 %6.1f us | ratio p50 %.3fx p99 %.3fx\n",
+      "added p50 %6.1f us | ratio p50 %.3fx p99 %.3fx | dxshim context switches/call %.1f\n",
       name, sd.p50_us, sd.p99_us, sp.p50_us, sp.p99_us, sp.p50_us - sd.p50_us,
-      sp.p50_us / sd.p50_us, sp.p99_us / sd.p99_us);
+      sp.p50_us / sd.p50_us, sp.p99_us / sd.p99_us, switches);
 }
 
 double RssMiB(pid_t pid) {
@@ -114,7 +135,7 @@ int main(int argc, char** argv) {
         v1::VersionResponse r;
         c.Version(&r);
       },
-      direct, proxied);
+      direct, proxied, dxshim.process().pid());
   std::size_t listed = 0;
   const std::string list_name = "ListContainers(" + std::to_string(containers) + ")";
   Measure(
@@ -124,7 +145,7 @@ int main(int argc, char** argv) {
         c.runtime->ListContainers(Deadline(std::chrono::seconds(10)).get(), {}, &r);
         listed = static_cast<std::size_t>(r.containers_size());
       },
-      direct, proxied);
+      direct, proxied, dxshim.process().pid());
   std::printf("ListContainers returned %zu containers\n", listed);
 
   // The same proxy in front of a minimal C++ gRPC server, to separate dxshim's own cost from
@@ -139,7 +160,7 @@ int main(int argc, char** argv) {
         v1::VersionResponse r;
         c.Version(&r);
       },
-      fake_direct, fake_proxied);
+      fake_direct, fake_proxied, fake_dxshim.process().pid());
   std::printf("dxshim RSS after the run: %.1f MiB\n", RssMiB(dxshim.process().pid()));
   direct.RemovePod(pod.pod_sandbox_id());
   return dxshim.Stop() == 0 ? 0 : 1;

@@ -83,8 +83,8 @@ void ApplyServeConfigFile(ServeConfig& config, const std::string& path) {
     throw ConfigError("config " + path + ": the top level must be a mapping of keys to values");
   }
   for (const auto& entry : root) {
-    const std::string where =
-        "config " + path + " line " + std::to_string(entry.first.Mark().line + 1);
+    std::string where = "config " + path;
+    where += " line " + std::to_string(entry.first.Mark().line + 1);
     if (!entry.first.IsScalar()) throw ConfigError(where + ": a key must be a plain string");
     const auto key = entry.first.as<std::string>();
     if (!entry.second.IsScalar()) {

@@ -40,15 +40,15 @@ void ProxiedCall::OnDone() {
 
 void ProxiedCall::ForwardRuntimeInitialMetadata() {
   CopyRuntimeMetadata(runtime_ctx_.GetServerInitialMetadata(),
-                      [this](std::string key, std::string value) {
-                        ctx_->AddInitialMetadata(std::move(key), std::move(value));
+                      [this](const std::string& key, const std::string& value) {
+                        ctx_->AddInitialMetadata(key, value);
                       });
 }
 
 void ProxiedCall::ForwardRuntimeTrailingMetadata() {
   CopyRuntimeMetadata(runtime_ctx_.GetServerTrailingMetadata(),
-                      [this](std::string key, std::string value) {
-                        ctx_->AddTrailingMetadata(std::move(key), std::move(value));
+                      [this](const std::string& key, const std::string& value) {
+                        ctx_->AddTrailingMetadata(key, value);
                       });
 }
 

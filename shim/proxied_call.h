@@ -36,7 +36,7 @@ class ProxiedCall : public grpc::ServerGenericBidiReactor, public ActiveCall {
 
  protected:
   ProxiedCall(grpc::GenericCallbackServerContext* ctx, ProxyShared& shared);
-  virtual ~ProxiedCall();
+  ~ProxiedCall() override;
   // One reference for the caller side exists from the start; the runtime side takes its own.
   void Ref() { refs_.fetch_add(1); }
   void ForwardRuntimeInitialMetadata();
