@@ -1,7 +1,5 @@
 #include "shim/call_registry.h"
 
-#include <vector>
-
 namespace dxshim {
 
 void CallRegistry::Add(ActiveCall* call) {
@@ -20,19 +18,15 @@ std::size_t CallRegistry::size() const {
 }
 
 std::size_t CallRegistry::CancelIf(const std::function<bool(std::string_view)>& select) {
-  std::vector<ActiveCall*> selected;
-  {
-    std::lock_guard lock(mu_);
-    for (auto* call : calls_) {
-      if (select(call->method()) && call->TryRef()) selected.push_back(call);
-    }
-  }
-  // Cancel outside the lock: cancellation may finish a call, which removes it from the registry.
-  for (auto* call : selected) {
+  // Under the lock: a call removes itself before it is destroyed, so none can vanish meanwhile.
+  std::lock_guard lock(mu_);
+  std::size_t cancelled = 0;
+  for (auto* call : calls_) {
+    if (!select(call->method())) continue;
     call->Cancel();
-    call->Unref();
+    ++cancelled;
   }
-  return selected.size();
+  return cancelled;
 }
 
 }  // namespace dxshim

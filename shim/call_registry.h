@@ -12,9 +12,7 @@ namespace dxshim {
 class ActiveCall {
  public:
   virtual std::string_view method() const = 0;
-  // Keeps the call alive while the registry acts on it; fails if it is already being destroyed.
-  virtual bool TryRef() = 0;
-  virtual void Unref() = 0;
+  // Thread-safe, and never calls back into the registry.
   virtual void Cancel() = 0;
 
  protected:

@@ -1,54 +1,65 @@
 #include "shim/proxied_call.h"
 
+#include "shim/cri_methods.h"
 #include "shim/metadata.h"
+#include "shim/stream_relay.h"
+#include "shim/unary_relay.h"
 
 namespace dxshim {
 
-ProxiedCall::ProxiedCall(grpc::GenericCallbackServerContext* ctx, ProxyShared& shared)
-    : ctx_(ctx), shared_(shared) {
+void ProxiedCall::Accept(ProxyShared& shared) { new ProxiedCall(shared); }
+
+ProxiedCall::ProxiedCall(ProxyShared& shared) : shared_(shared) {
+  ++shared_.live_calls;
+  // Must be requested before the call starts; its tag is delivered only for an accepted call.
+  ctx_.AsyncNotifyWhenDone(&caller_done_);
+  shared_.service->RequestCall(&ctx_, &caller_, shared_.cq, shared_.cq, accepted_.Start());
+}
+
+ProxiedCall::~ProxiedCall() {
+  if (registered_) shared_.registry.Remove(this);
+  --shared_.live_calls;
+}
+
+void ProxiedCall::Accepted(bool ok) {
+  if (!ok) return;  // the server is shutting down; OperationDone() deletes this acceptor
+  Accept(shared_);  // keep one acceptor waiting
+  ++outstanding_;   // the done notification, now that it will come
   shared_.registry.Add(this);
-  CopyCallerMetadata(ctx_->client_metadata(), runtime_ctx_);
-  runtime_ctx_.set_deadline(ctx_->raw_deadline());
-}
-
-ProxiedCall::~ProxiedCall() { shared_.registry.Remove(this); }
-
-bool ProxiedCall::TryRef() {
-  int refs = refs_.load();
-  while (refs > 0) {
-    if (refs_.compare_exchange_weak(refs, refs + 1)) return true;
+  registered_ = true;
+  CopyCallerMetadata(ctx_.client_metadata(), runtime_ctx_);
+  runtime_ctx_.set_deadline(ctx_.raw_deadline());
+  const auto method = ctx_.method();
+  if (IsUnaryCriMethod(method)) {
+    const bool intercept = shared_.interceptor != nullptr && method == kCreateContainerMethod;
+    relay_ = std::make_unique<UnaryRelay>(*this, intercept);
+  } else {
+    relay_ = std::make_unique<StreamRelay>(*this);
   }
-  return false;
+  relay_->Begin();
 }
 
-void ProxiedCall::Unref() {
-  if (refs_.fetch_sub(1) == 1) delete this;
+void ProxiedCall::CallerDone(bool /*ok*/) {
+  // The caller's call is over; if it was cancelled (caller gone, deadline passed, shutdown), the
+  // runtime call goes too.
+  if (ctx_.IsCancelled()) runtime_ctx_.TryCancel();
 }
 
-void ProxiedCall::Cancel() {
-  std::lock_guard lock(cancel_mu_);
-  if (!caller_done_) ctx_->TryCancel();
-}
-
-void ProxiedCall::OnDone() {
-  {
-    std::lock_guard lock(cancel_mu_);
-    caller_done_ = true;
-  }
-  Unref();
+void ProxiedCall::OperationDone() {
+  if (--outstanding_ == 0) delete this;
 }
 
 void ProxiedCall::ForwardRuntimeInitialMetadata() {
   CopyRuntimeMetadata(runtime_ctx_.GetServerInitialMetadata(),
                       [this](const std::string& key, const std::string& value) {
-                        ctx_->AddInitialMetadata(key, value);
+                        ctx_.AddInitialMetadata(key, value);
                       });
 }
 
 void ProxiedCall::ForwardRuntimeTrailingMetadata() {
   CopyRuntimeMetadata(runtime_ctx_.GetServerTrailingMetadata(),
                       [this](const std::string& key, const std::string& value) {
-                        ctx_->AddTrailingMetadata(key, value);
+                        ctx_.AddTrailingMetadata(key, value);
                       });
 }
 

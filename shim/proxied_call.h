@@ -1,6 +1,12 @@
-// What every proxied call shares, whichever way its messages are relayed: the caller's metadata
-// and deadline go upstream, cancellation follows the caller, the runtime's metadata comes back,
-// and the call is registered so that shutdown can find it.
+// One call accepted on dxshim's endpoint, whatever its method. It owns the gRPC objects of both
+// legs (the caller's server context and stream, the runtime call's client context), copies the
+// caller's metadata and deadline upstream, cancels the runtime call when the caller goes away,
+// and deletes itself once no operation of either leg is outstanding. How messages travel is the
+// job of its Relay: a UnaryRelay for known unary CRI methods, a StreamRelay for anything else.
+//
+// All of a call's completions are handled by the one thread that drains the completion queue, so
+// a call's state needs no lock; only Cancel() comes from another thread (shutdown), and gRPC's
+// TryCancel is thread-safe.
 #pragma once
 
 #include <grpcpp/client_context.h>
@@ -8,50 +14,89 @@
 #include <grpcpp/generic/generic_stub.h>
 
 #include <atomic>
-#include <mutex>
+#include <memory>
 
 #include "shim/call_registry.h"
+#include "shim/call_tag.h"
 #include "shim/interceptor.h"
 
 namespace dxshim {
 
 // What all calls share; outlives every call.
 struct ProxyShared {
+  grpc::AsyncGenericService* service = nullptr;
+  grpc::ServerCompletionQueue* cq = nullptr;
   grpc::GenericStub* runtime = nullptr;
   RequestInterceptor* interceptor = nullptr;  // may be null: nothing is intercepted
   CallRegistry registry;
+  std::atomic<int> live_calls{0};  // accepted or waiting to be, so shutdown can wait for them
 };
 
-class ProxiedCall : public grpc::ServerGenericBidiReactor, public ActiveCall {
- public:
-  // ActiveCall.
-  std::string_view method() const override { return ctx_->method(); }
-  bool TryRef() override;
-  void Unref() override;
-  void Cancel() override;
+class ProxiedCall;
 
-  // Caller side: a caller that goes away (or runs out of time) takes the runtime call with it.
-  void OnCancel() override { runtime_ctx_.TryCancel(); }
-  void OnDone() override;
+// How a call's messages travel between the two legs.
+class Relay {
+ public:
+  explicit Relay(ProxiedCall& call) : call_(call) {}
+  virtual ~Relay() = default;
+  virtual void Begin() = 0;
 
  protected:
-  ProxiedCall(grpc::GenericCallbackServerContext* ctx, ProxyShared& shared);
-  ~ProxiedCall() override;
-  // One reference for the caller side exists from the start; the runtime side takes its own.
-  void Ref() { refs_.fetch_add(1); }
+  ProxiedCall& call_;
+};
+
+class ProxiedCall final : public ActiveCall {
+ public:
+  // Waits for the next incoming call. Each accepted call posts the next acceptor itself.
+  static void Accept(ProxyShared& shared);
+
+  std::string_view method() const override { return ctx_.method(); }
+  void Cancel() override { ctx_.TryCancel(); }
+
+  // For relays.
+  // A tag for one operation of this call that runs `handler` on `relay` when it completes.
+  template <typename R, void (R::*handler)(bool)>
+  class Op final : public CallTag {
+   public:
+    Op(ProxiedCall& call, R* relay) : call_(call), relay_(relay) {}
+    // Counts the operation as outstanding; pass the result to the gRPC operation.
+    void* Start() {
+      ++call_.outstanding_;
+      return static_cast<CallTag*>(this);
+    }
+    void Complete(bool ok) override {
+      (relay_->*handler)(ok);
+      call_.OperationDone();
+    }
+
+   private:
+    ProxiedCall& call_;
+    R* relay_;
+  };
+
+  grpc::GenericServerContext& caller_ctx() { return ctx_; }
+  grpc::GenericServerAsyncReaderWriter& caller() { return caller_; }
+  grpc::ClientContext& runtime_ctx() { return runtime_ctx_; }
+  ProxyShared& shared() { return shared_; }
   void ForwardRuntimeInitialMetadata();
   void ForwardRuntimeTrailingMetadata();
 
-  grpc::GenericCallbackServerContext* const ctx_;
-  ProxyShared& shared_;
-  grpc::ClientContext runtime_ctx_;
-
  private:
-  std::atomic<int> refs_{1};
-  // Cancel() may come from the registry while gRPC finishes the call; after OnDone the server
-  // context is gone. Recursive, in case gRPC runs OnDone inside TryCancel on this thread.
-  std::recursive_mutex cancel_mu_;
-  bool caller_done_ = false;
+  explicit ProxiedCall(ProxyShared& shared);
+  ~ProxiedCall();
+  void Accepted(bool ok);
+  void CallerDone(bool ok);
+  void OperationDone();
+
+  ProxyShared& shared_;
+  grpc::GenericServerContext ctx_;
+  grpc::GenericServerAsyncReaderWriter caller_{&ctx_};
+  grpc::ClientContext runtime_ctx_;
+  std::unique_ptr<Relay> relay_;
+  int outstanding_ = 0;
+  bool registered_ = false;
+  Op<ProxiedCall, &ProxiedCall::Accepted> accepted_{*this, this};
+  Op<ProxiedCall, &ProxiedCall::CallerDone> caller_done_{*this, this};
 };
 
 }  // namespace dxshim

@@ -24,7 +24,7 @@ void ProxyServer::Start() {
   stub_ = std::make_unique<grpc::GenericStub>(channel_);
   shared_.runtime = stub_.get();
   shared_.interceptor = options_.interceptor;
-  service_ = std::make_unique<ProxyService>(shared_);
+  shared_.service = &service_;
 
   const bool unix_socket = options_.listen.kind == Endpoint::Kind::kUnix;
   if (unix_socket) PrepareUnixSocketPath(options_.listen.address);
@@ -32,7 +32,9 @@ void ProxyServer::Start() {
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);
-  builder.RegisterCallbackGenericService(service_.get());
+  builder.RegisterAsyncGenericService(&service_);
+  cq_ = builder.AddCompletionQueue();
+  shared_.cq = cq_.get();
   builder.AddListeningPort(options_.listen.GrpcTarget(), grpc::InsecureServerCredentials(),
                            unix_socket ? nullptr : &bound_port_);
   // The socket must never be reachable with looser permissions than configured, not even between
@@ -40,13 +42,25 @@ void ProxyServer::Start() {
   const mode_t previous_umask = unix_socket ? ::umask(0177) : 0;
   server_ = builder.BuildAndStart();
   if (unix_socket) ::umask(previous_umask);
-  if (!server_ || (!unix_socket && bound_port_ == 0)) {
+  if (!server_) {
+    cq_->Shutdown();  // a queue must be shut down and drained before it is destroyed
+    void* tag = nullptr;
+    bool ok = false;
+    while (cq_->Next(&tag, &ok)) {
+    }
     throw std::runtime_error("cannot listen on " + options_.listen.ToString());
   }
+  ProxiedCall::Accept(shared_);
+  cq_thread_ = std::thread([cq = cq_.get()] {
+    void* tag = nullptr;
+    bool ok = false;
+    while (cq->Next(&tag, &ok)) static_cast<CallTag*>(tag)->Complete(ok);
+  });
   if (unix_socket) {
     socket_file_ = std::make_unique<UnixSocketFile>(options_.listen.address, options_.socket_mode);
   }
-  connectivity_log_ = std::make_unique<ConnectivityLog>(channel_, options_.runtime.ToString());
+  connectivity_log_ =
+      std::make_unique<ConnectivityLog>(channel_, options_.runtime.ToString(), cq_.get());
   if (unix_socket) {
     spdlog::info("listening on {} (mode {:o}), relaying to runtime {}", options_.listen.ToString(),
                  options_.socket_mode, options_.runtime.ToString());
@@ -64,9 +78,17 @@ void ProxyServer::Shutdown() {
   spdlog::info("shutting down: cancelled {} stream(s), waiting up to {} ms for {} call(s)", streams,
                options_.shutdown_grace.count(), shared_.registry.size());
   server_->Shutdown(std::chrono::system_clock::now() + options_.shutdown_grace);
-  server_->Wait();
+  // Every call has been finished or cancelled; let their last completions drain before the queue
+  // closes (no operation may start on a closed queue).
+  const auto drain_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  if (connectivity_log_) connectivity_log_->Stop();
+  while ((shared_.live_calls > 0 || (connectivity_log_ && !connectivity_log_->done())) &&
+         std::chrono::steady_clock::now() < drain_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  cq_->Shutdown();
+  cq_thread_.join();
   socket_file_.reset();
-  connectivity_log_.reset();
   spdlog::info("stopped");
 }
 

@@ -45,31 +45,38 @@ const char* Describe(grpc_connectivity_state state) {
 
 }  // namespace
 
-ConnectivityLog::ConnectivityLog(std::shared_ptr<grpc::Channel> channel, std::string runtime)
-    : channel_(std::move(channel)), runtime_(std::move(runtime)), thread_([this] { Run(); }) {}
-
-ConnectivityLog::~ConnectivityLog() {
-  stop_ = true;
-  thread_.join();
+ConnectivityLog::ConnectivityLog(std::shared_ptr<grpc::Channel> channel, std::string runtime,
+                                 grpc::CompletionQueue* cq)
+    : channel_(std::move(channel)), runtime_(std::move(runtime)), cq_(cq) {
+  // Connect eagerly, so that the first kubelet call does not pay for it.
+  state_ = channel_->GetState(/*try_to_connect=*/true);
+  logged_ = state_;
+  Arm();
 }
 
-void ConnectivityLog::Run() {
-  // Connect eagerly so that the first kubelet call does not pay for it.
-  auto state = channel_->GetState(/*try_to_connect=*/true);
-  auto logged = state;
-  while (!stop_) {
-    const auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(200);
-    if (!channel_->WaitForStateChange(state, deadline)) continue;
+void ConnectivityLog::Arm() {
+  // A bounded wait, so that Stop() takes effect within a second.
+  channel_->NotifyOnStateChange(state_, std::chrono::system_clock::now() + std::chrono::seconds(1),
+                                cq_, static_cast<CallTag*>(this));
+}
+
+void ConnectivityLog::Complete(bool changed) {
+  if (changed) {
     const auto next = channel_->GetState(/*try_to_connect=*/true);
     // CONNECTING is a step on the way to something else, and each retry of a runtime that stays
     // down repeats the last state: only a different outcome is worth a line.
-    if (next != GRPC_CHANNEL_CONNECTING && next != logged) {
-      logged = next;
+    if (next != GRPC_CHANNEL_CONNECTING && next != logged_) {
+      logged_ = next;
       const auto level =
           next == GRPC_CHANNEL_TRANSIENT_FAILURE ? spdlog::level::warn : spdlog::level::info;
       spdlog::log(level, "runtime {}: {}", runtime_, Describe(next));
     }
-    state = next;
+    state_ = next;
+  }
+  if (stopping_) {
+    done_ = true;
+  } else {
+    Arm();
   }
 }
 
