@@ -48,7 +48,8 @@ class RequestInterceptor {
  public:
   virtual ~RequestInterceptor() = default;
   // `method` is the full gRPC method name and `request` the serialized request message.
-  // Runs on a gRPC callback thread: it may compute, but must not wait on I/O or other calls.
+  // Runs on the relay thread, which carries every call: it may compute, but must never wait on
+  // I/O or on other calls.
   virtual Interception Intercept(std::string_view method, std::string_view request) = 0;
 };
 

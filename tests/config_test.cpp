@@ -48,6 +48,18 @@ reconnect-backoff-max: 1m
   EXPECT_EQ(c.reconnect_backoff_max, std::chrono::minutes(1));
 }
 
+TEST(ServeConfig, TheShippedExampleIsValidAndStatesTheDefaults) {
+  ServeConfig c;
+  ApplyServeConfigFile(c, DXSHIM_SOURCE_DIR "/deploy/examples/dxshim.yaml");
+  const ServeConfig defaults;
+  EXPECT_EQ(c.listen, defaults.listen);
+  EXPECT_EQ(c.runtime, defaults.runtime);
+  EXPECT_EQ(c.socket_mode, defaults.socket_mode);
+  EXPECT_EQ(c.log_level, defaults.log_level);
+  EXPECT_EQ(c.shutdown_grace, defaults.shutdown_grace);
+  EXPECT_EQ(c.reconnect_backoff_max, defaults.reconnect_backoff_max);
+}
+
 TEST(ServeConfig, EmptyFileKeepsDefaults) {
   test::TempDir dir;
   ServeConfig c;

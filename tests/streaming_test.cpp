@@ -26,6 +26,17 @@ class Streaming : public ::testing::Test {
                        {"--shutdown-grace", "60s", "--log-level", "debug"}};
   CriClient client{dxshim.socket()};
   CriClient direct{runtime.socket()};
+
+  // A PullImage that the runtime holds until ReleasePulls(); yields its image_ref or the error.
+  std::future<std::string> StartPull() {
+    return std::async(std::launch::async, [this] {
+      v1::PullImageRequest req;
+      req.mutable_image()->set_image("slow/image:1");
+      v1::PullImageResponse resp;
+      auto s = client.images->PullImage(Deadline(std::chrono::seconds(120)).get(), req, &resp);
+      return s.ok() ? resp.image_ref() : "error: " + s.error_message();
+    });
+  }
 };
 
 TEST_F(Streaming, ThousandsOfEventsArriveInOrder) {
@@ -135,13 +146,7 @@ TEST_F(Streaming, MetadataStatusAndDetailsAreVerbatim) {
 }
 
 TEST_F(Streaming, ASlowCallDoesNotDelayOthers) {
-  auto pull = std::async(std::launch::async, [&] {
-    v1::PullImageRequest req;
-    req.mutable_image()->set_image("slow/image:1");
-    v1::PullImageResponse resp;
-    auto s = client.images->PullImage(Deadline(std::chrono::seconds(120)).get(), req, &resp);
-    return s.ok() ? resp.image_ref() : "error: " + s.error_message();
-  });
+  auto pull = StartPull();
   ASSERT_TRUE(WaitFor([&] { return runtime.pulls_started() == 1; }, std::chrono::seconds(20)));
   for (int i = 0; i < 50; ++i) {
     v1::VersionResponse v;
@@ -159,13 +164,7 @@ TEST_F(Streaming, SigtermCancelsStreamsAndLetsUnaryCallsFinish) {
   v1::ContainerEventResponse event;
   ASSERT_TRUE(reader->Read(&event));
 
-  auto pull = std::async(std::launch::async, [&] {
-    v1::PullImageRequest req;
-    req.mutable_image()->set_image("slow/image:1");
-    v1::PullImageResponse resp;
-    auto s = client.images->PullImage(Deadline(std::chrono::seconds(120)).get(), req, &resp);
-    return s.ok() ? resp.image_ref() : "error: " + s.error_message();
-  });
+  auto pull = StartPull();
   ASSERT_TRUE(WaitFor([&] { return runtime.pulls_started() == 1; }, std::chrono::seconds(20)));
 
   dxshim.process().Signal(SIGTERM);
