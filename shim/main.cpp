@@ -2,6 +2,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "shim/devices_command.h"
 #include "shim/serve_command.h"
 
 namespace {
@@ -10,6 +11,7 @@ constexpr std::string_view kUsage = R"(usage: dxshim <command> [options]
 
 commands:
   serve     run the CRI proxy between kubelet and the container runtime
+  devices   list the node's GPUs (table, YAML or JSON)
   version   print the version
   help      show this text
 
@@ -21,6 +23,7 @@ commands:
 int main(int argc, char** argv) {
   const std::string_view command = argc > 1 ? argv[1] : "";
   if (command == "serve") return dxshim::RunServe(argc - 1, argv + 1);
+  if (command == "devices") return dxshim::RunDevices(argc - 1, argv + 1);
   if (command == "version" || command == "--version") {
     std::cout << "dxshim " << DXSHIM_VERSION << "\n";
     return 0;

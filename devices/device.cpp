@@ -1,0 +1,23 @@
+#include "devices/device.h"
+
+#include <cstdio>
+
+namespace dxshim::devices {
+
+const char* ToString(DeviceClass c) { return c == DeviceClass::kDisplay ? "display" : "compute"; }
+
+std::string HardwareId(const Device& d) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "PCI\\VEN_%04X&DEV_%04X&SUBSYS_%08X&REV_%02X", d.vendor_id,
+                d.device_id, d.subsystem_id, d.revision);
+  return buf;
+}
+
+std::string FormatLuid(std::uint64_t luid) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "0x%08x:0x%08x", static_cast<unsigned>(luid >> 32),
+                static_cast<unsigned>(luid & 0xffffffffu));
+  return buf;
+}
+
+}  // namespace dxshim::devices

@@ -1,0 +1,56 @@
+// The device model: one record per physical GPU adapter, as discovery finds it or an inventory
+// file describes it. Everything dxshim injects into a container comes from these records.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dxshim::devices {
+
+// A driver runtime file a container needs: `source` relative to the adapter's DriverStore folder,
+// `destination` the file name it gets in C:\Windows\System32 or C:\Windows\SysWOW64.
+struct RuntimeFile {
+  std::string source;
+  std::string destination;
+  bool operator==(const RuntimeFile&) const = default;
+};
+
+enum class DeviceClass {
+  kDisplay,  // full D3D12 / WDDM display adapter
+  kCompute,  // D3D12 Core compute-only (MCDM)
+};
+
+struct Device {
+  std::string id;  // PnP device instance id (Windows) or PCI address (Linux)
+  std::uint64_t luid = 0;
+  std::string location_path;  // first DEVPKEY_Device_LocationPaths entry, or a device node
+  std::string description;
+  std::string vendor;  // vendor name, e.g. "NVIDIA"
+  std::uint16_t vendor_id = 0;
+  std::uint16_t device_id = 0;
+  std::uint32_t subsystem_id = 0;
+  std::uint8_t revision = 0;
+  DeviceClass device_class = DeviceClass::kDisplay;
+  bool integrated = false;
+  bool detachable = false;
+  std::uint64_t dedicated_memory = 0;  // bytes
+  std::string driver_version;
+  std::string driver_store;  // DriverStore folder on the host
+  std::string driver_key;    // relative to HKLM\SYSTEM\CurrentControlSet\Control\Class
+  std::vector<RuntimeFile> system32;
+  std::vector<RuntimeFile> syswow64;
+  bool present = true;
+
+  bool operator==(const Device&) const = default;
+};
+
+const char* ToString(DeviceClass c);
+
+// The PnP hardware id of an adapter, e.g. "PCI\\VEN_10DE&DEV_1EB8&SUBSYS_12A210DE&REV_A1".
+std::string HardwareId(const Device& d);
+
+// A LUID as Windows tools print it: "0xHIGHPART:0xLOWPART" (8 hex digits each).
+std::string FormatLuid(std::uint64_t luid);
+
+}  // namespace dxshim::devices

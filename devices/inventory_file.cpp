@@ -1,0 +1,349 @@
+#include "devices/inventory_file.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "devices/runtime_files.h"
+
+namespace dxshim::devices {
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(std::string origin) : origin_(std::move(origin)) {}
+
+  [[noreturn]] void Fail(const YAML::Node& at, const std::string& field,
+                         const std::string& why) const {
+    std::string where = "inventory " + origin_;
+    if (at.IsDefined()) where += " line " + std::to_string(at.Mark().line + 1);
+    throw InventoryError(where + ": " + field + ": " + why);
+  }
+
+  void OnlyKeys(const YAML::Node& map, const std::string& field,
+                const std::set<std::string>& allowed) const {
+    if (!map.IsMap()) Fail(map, field, "must be a mapping");
+    for (const auto& kv : map) {
+      const auto key = kv.first.Scalar();
+      if (!allowed.count(key)) {
+        std::string known;
+        for (const auto& a : allowed) {
+          if (!known.empty()) known += ", ";
+          known += a;
+        }
+        Fail(kv.first, field.empty() ? key : field + "." + key,
+             "unknown key (known: " + known + ")");
+      }
+    }
+  }
+
+  std::string String(const YAML::Node& map, const std::string& key, const std::string& field,
+                     bool required) const {
+    const auto node = map[key];
+    if (!node.IsDefined() || node.IsNull()) {
+      if (required) Fail(map, field + "." + key, "is required");
+      return "";
+    }
+    if (!node.IsScalar()) Fail(node, field + "." + key, "must be a string");
+    return node.Scalar();
+  }
+
+  bool Bool(const YAML::Node& map, const std::string& key, const std::string& field,
+            bool fallback) const {
+    const auto node = map[key];
+    if (!node.IsDefined() || node.IsNull()) return fallback;
+    if (node.IsScalar()) {
+      if (node.Scalar() == "true") return true;
+      if (node.Scalar() == "false") return false;
+    }
+    Fail(node, field + "." + key, "must be true or false");
+  }
+
+  // Decimal, or hexadecimal with 0x; at most `max`.
+  std::uint64_t Number(const YAML::Node& map, const std::string& key, const std::string& field,
+                       std::uint64_t max, bool required) const {
+    const auto node = map[key];
+    if (!node.IsDefined() || node.IsNull()) {
+      if (required) Fail(map, field + "." + key, "is required");
+      return 0;
+    }
+    if (!node.IsScalar()) Fail(node, field + "." + key, "must be a number");
+    const auto& text = node.Scalar();
+    const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    std::uint64_t value = 0;
+    const char* begin = text.data() + (hex ? 2 : 0);
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(begin, end, value, hex ? 16 : 10);
+    if (ec != std::errc() || ptr != end || begin == end) {
+      Fail(node, field + "." + key, "'" + text + "' is not a number (decimal or 0x hex)");
+    }
+    if (value > max) Fail(node, field + "." + key, "'" + text + "' is too large");
+    return value;
+  }
+
+  std::vector<RuntimeFile> Files(const YAML::Node& list, const std::string& field) const {
+    std::vector<RuntimeFile> out;
+    if (!list.IsDefined() || list.IsNull()) return out;
+    if (!list.IsSequence()) Fail(list, field, "must be a list");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const auto entry = list[i];
+      const auto f = field + "[" + std::to_string(i) + "]";
+      OnlyKeys(entry, f, {"source", "destination"});
+      std::vector<std::string> strings = {String(entry, "source", f, true)};
+      const auto destination = String(entry, "destination", f, false);
+      if (!destination.empty()) strings.push_back(destination);
+      try {
+        auto file = ParseCopyToVmValue(strings);
+        for (const auto& existing : out) {
+          if (EqualsIgnoreCase(existing.destination, file.destination)) {
+            Fail(entry, f, "destination '" + file.destination + "' is listed twice");
+          }
+        }
+        out.push_back(std::move(file));
+      } catch (const std::invalid_argument& e) {
+        Fail(entry, f, e.what());
+      }
+    }
+    return out;
+  }
+
+  Device ReadDevice(const YAML::Node& node, const std::string& field) const {
+    OnlyKeys(node, field,
+             {"id", "luid", "locationPath", "description", "vendor", "vendorId", "deviceId",
+              "subsystemId", "revision", "class", "integrated", "detachable", "dedicatedMemory",
+              "driverVersion", "driverStore", "driverKey", "present", "runtimeFiles"});
+    Device d;
+    d.id = String(node, "id", field, true);
+    if (d.id.empty()) Fail(node["id"], field + ".id", "is empty");
+    d.luid = Number(node, "luid", field, UINT64_MAX, false);
+    d.location_path = String(node, "locationPath", field, true);
+    if (d.location_path.empty()) Fail(node["locationPath"], field + ".locationPath", "is empty");
+    d.description = String(node, "description", field, false);
+    d.vendor = String(node, "vendor", field, false);
+    d.vendor_id = static_cast<std::uint16_t>(Number(node, "vendorId", field, 0xffff, true));
+    d.device_id = static_cast<std::uint16_t>(Number(node, "deviceId", field, 0xffff, false));
+    d.subsystem_id =
+        static_cast<std::uint32_t>(Number(node, "subsystemId", field, 0xffffffffu, false));
+    d.revision = static_cast<std::uint8_t>(Number(node, "revision", field, 0xff, false));
+    const auto cls = String(node, "class", field, true);
+    if (cls == "display") {
+      d.device_class = DeviceClass::kDisplay;
+    } else if (cls == "compute") {
+      d.device_class = DeviceClass::kCompute;
+    } else {
+      Fail(node["class"], field + ".class", "'" + cls + "' is not display or compute");
+    }
+    d.integrated = Bool(node, "integrated", field, false);
+    d.detachable = Bool(node, "detachable", field, false);
+    const auto memory = node["dedicatedMemory"];
+    if (memory.IsDefined() && !memory.IsNull()) {
+      if (!memory.IsScalar()) Fail(memory, field + ".dedicatedMemory", "must be a quantity");
+      try {
+        d.dedicated_memory = ParseByteQuantity(memory.Scalar());
+      } catch (const std::invalid_argument& e) {
+        Fail(memory, field + ".dedicatedMemory", e.what());
+      }
+    }
+    d.driver_version = String(node, "driverVersion", field, false);
+    d.driver_store = String(node, "driverStore", field, false);
+    d.driver_key = String(node, "driverKey", field, false);
+    d.present = Bool(node, "present", field, true);
+    const auto files = node["runtimeFiles"];
+    if (files.IsDefined() && !files.IsNull()) {
+      OnlyKeys(files, field + ".runtimeFiles", {"system32", "syswow64"});
+      d.system32 = Files(files["system32"], field + ".runtimeFiles.system32");
+      d.syswow64 = Files(files["syswow64"], field + ".runtimeFiles.syswow64");
+      if ((!d.system32.empty() || !d.syswow64.empty()) && d.driver_store.empty()) {
+        Fail(node, field + ".driverStore", "is required when runtimeFiles are listed");
+      }
+    }
+    return d;
+  }
+
+ private:
+  std::string origin_;
+};
+
+std::string Hex(std::uint64_t v, int digits) {
+  std::ostringstream out;
+  out << "0x" << std::hex;
+  out.width(digits);
+  out.fill('0');
+  out << v;
+  return out.str();
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::uint64_t ParseByteQuantity(const std::string& text) {
+  std::uint64_t number = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, number);
+  const std::string suffix(ptr, end);
+  const std::string bad = "'" + text + "' is not a byte quantity such as 16Gi, 512Mi or 1073741824";
+  if (ec != std::errc() || ptr == text.data()) throw std::invalid_argument(bad);
+  static const std::pair<const char*, std::uint64_t> kUnits[] = {
+      {"", 1},
+      {"Ki", 1ull << 10},
+      {"Mi", 1ull << 20},
+      {"Gi", 1ull << 30},
+      {"Ti", 1ull << 40},
+      {"k", 1000ull},
+      {"M", 1000000ull},
+      {"G", 1000000000ull},
+      {"T", 1000000000000ull},
+  };
+  for (const auto& [unit, factor] : kUnits) {
+    if (suffix != unit) continue;
+    if (number > UINT64_MAX / factor) throw std::invalid_argument("'" + text + "' is too large");
+    return number * factor;
+  }
+  throw std::invalid_argument(bad);
+}
+
+std::vector<Device> ParseInventory(const std::string& text, const std::string& origin) {
+  Reader reader(origin);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InventoryError("inventory " + origin + " line " + std::to_string(e.mark.line + 1) +
+                         ": invalid YAML: " + e.msg);
+  }
+  if (!root.IsMap()) reader.Fail(root, "(top level)", "must be a mapping with a 'devices' list");
+  reader.OnlyKeys(root, "", {"devices"});
+  const auto list = root["devices"];
+  if (!list.IsDefined() || !list.IsSequence()) reader.Fail(root, "devices", "must be a list");
+  std::vector<Device> devices;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto field = "devices[" + std::to_string(i) + "]";
+    auto device = reader.ReadDevice(list[i], field);
+    for (const auto& other : devices) {
+      if (other.id == device.id)
+        reader.Fail(list[i]["id"], field + ".id", "duplicate id " + device.id);
+      if (EqualsIgnoreCase(other.location_path, device.location_path)) {
+        reader.Fail(list[i]["locationPath"], field + ".locationPath",
+                    "duplicate location path " + device.location_path);
+      }
+    }
+    devices.push_back(std::move(device));
+  }
+  return devices;
+}
+
+std::vector<Device> LoadInventoryFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InventoryError("inventory " + path + ": cannot read the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseInventory(text.str(), path);
+}
+
+std::string WriteInventoryYaml(const std::vector<Device>& devices) {
+  YAML::Emitter out;
+  out << YAML::BeginMap << YAML::Key << "devices" << YAML::Value << YAML::BeginSeq;
+  for (const auto& d : devices) {
+    out << YAML::BeginMap;
+    out << YAML::Key << "id" << YAML::Value << YAML::SingleQuoted << d.id;
+    out << YAML::Key << "luid" << YAML::Value << Hex(d.luid, 16);
+    out << YAML::Key << "locationPath" << YAML::Value << YAML::SingleQuoted << d.location_path;
+    out << YAML::Key << "description" << YAML::Value << d.description;
+    out << YAML::Key << "vendor" << YAML::Value << d.vendor;
+    out << YAML::Key << "vendorId" << YAML::Value << Hex(d.vendor_id, 4);
+    out << YAML::Key << "deviceId" << YAML::Value << Hex(d.device_id, 4);
+    out << YAML::Key << "subsystemId" << YAML::Value << Hex(d.subsystem_id, 8);
+    out << YAML::Key << "revision" << YAML::Value << Hex(d.revision, 2);
+    out << YAML::Key << "class" << YAML::Value << ToString(d.device_class);
+    out << YAML::Key << "integrated" << YAML::Value << d.integrated;
+    out << YAML::Key << "detachable" << YAML::Value << d.detachable;
+    out << YAML::Key << "dedicatedMemory" << YAML::Value << d.dedicated_memory;
+    out << YAML::Key << "driverVersion" << YAML::Value << YAML::SingleQuoted << d.driver_version;
+    out << YAML::Key << "driverStore" << YAML::Value << YAML::SingleQuoted << d.driver_store;
+    out << YAML::Key << "driverKey" << YAML::Value << YAML::SingleQuoted << d.driver_key;
+    out << YAML::Key << "present" << YAML::Value << d.present;
+    out << YAML::Key << "runtimeFiles" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, files] :
+         {std::pair{"system32", &d.system32}, {"syswow64", &d.syswow64}}) {
+      out << YAML::Key << name << YAML::Value << YAML::BeginSeq;
+      for (const auto& f : *files) {
+        out << YAML::Flow << YAML::BeginMap << YAML::Key << "source" << YAML::Value << f.source
+            << YAML::Key << "destination" << YAML::Value << f.destination << YAML::EndMap;
+      }
+      out << YAML::EndSeq;
+    }
+    out << YAML::EndMap << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+std::string WriteInventoryJson(const std::vector<Device>& devices) {
+  std::ostringstream out;
+  out << "{\"devices\": [";
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const auto& d = devices[i];
+    out << (i ? ",\n  " : "\n  ") << "{\"id\": " << JsonString(d.id)
+        << ", \"luid\": " << JsonString(Hex(d.luid, 16))
+        << ", \"locationPath\": " << JsonString(d.location_path)
+        << ", \"description\": " << JsonString(d.description)
+        << ", \"vendor\": " << JsonString(d.vendor)
+        << ", \"vendorId\": " << JsonString(Hex(d.vendor_id, 4))
+        << ", \"deviceId\": " << JsonString(Hex(d.device_id, 4))
+        << ", \"subsystemId\": " << JsonString(Hex(d.subsystem_id, 8))
+        << ", \"revision\": " << JsonString(Hex(d.revision, 2))
+        << ", \"class\": " << JsonString(ToString(d.device_class))
+        << ", \"integrated\": " << (d.integrated ? "true" : "false")
+        << ", \"detachable\": " << (d.detachable ? "true" : "false")
+        << ", \"dedicatedMemory\": " << d.dedicated_memory
+        << ", \"driverVersion\": " << JsonString(d.driver_version)
+        << ", \"driverStore\": " << JsonString(d.driver_store)
+        << ", \"driverKey\": " << JsonString(d.driver_key)
+        << ", \"present\": " << (d.present ? "true" : "false") << ", \"runtimeFiles\": {";
+    const std::pair<const char*, const std::vector<RuntimeFile>*> lists[] = {
+        {"system32", &d.system32}, {"syswow64", &d.syswow64}};
+    for (std::size_t l = 0; l < 2; ++l) {
+      out << (l ? ", " : "") << "\"" << lists[l].first << "\": [";
+      const auto& files = *lists[l].second;
+      for (std::size_t f = 0; f < files.size(); ++f) {
+        out << (f ? ", " : "") << "{\"source\": " << JsonString(files[f].source)
+            << ", \"destination\": " << JsonString(files[f].destination) << "}";
+      }
+      out << "]";
+    }
+    out << "}}";
+  }
+  out << "\n]}\n";
+  return out.str();
+}
+
+}  // namespace dxshim::devices

@@ -1,0 +1,74 @@
+// `dxshim devices` as an operator runs it, on the example inventories.
+#include <gtest/gtest.h>
+
+#include "devices/inventory_file.h"
+#include "tests/support/dxshim_process.h"
+#include "tests/support/temp_dir.h"
+
+namespace dxshim::test {
+namespace {
+
+const std::string kInventories = DXSHIM_SOURCE_DIR "/deploy/examples/inventories";
+
+struct Run {
+  int code;
+  std::string output;
+};
+
+Run Devices(const TempDir& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"devices"};
+  all.insert(all.end(), args.begin(), args.end());
+  static int runs = 0;  // one log file per run: RunDxshim returns the whole file
+  Run r;
+  r.code = RunDxshim(all, dir / ("devices-" + std::to_string(++runs) + ".log"), &r.output);
+  return r;
+}
+
+TEST(DevicesCli, TableListsEachAdapter) {
+  TempDir dir;
+  const auto r = Devices(dir, {"--source", "inventory:" + kInventories + "/hetero-node.yaml"});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("DESCRIPTION"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("0  NVIDIA Tesla T4"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("2  AMD Radeon Pro V520 MxGPU"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("PCI\\VEN_1002&DEV_7362&SUBSYS_0A341002&REV_C3"), std::string::npos);
+}
+
+TEST(DevicesCli, YamlAndJsonOutputReadBackAsTheSameDevices) {
+  TempDir dir;
+  const auto path = kInventories + "/nvidia-t4.yaml";
+  const auto expected = devices::LoadInventoryFile(path);
+  for (const std::string format : {"yaml", "json"}) {
+    const auto r = Devices(dir, {"--source", "inventory:" + path, "--output", format});
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_EQ(devices::ParseInventory(r.output, format), expected) << r.output;
+  }
+}
+
+TEST(DevicesCli, IntegratedAdaptersOnlyWhenAskedFor) {
+  TempDir dir;
+  const auto source = "inventory:" + kInventories + "/intel-igpu.yaml";
+  auto r = Devices(dir, {"--source", source, "--output", "yaml"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(devices::ParseInventory(r.output, "out").empty()) << r.output;
+  r = Devices(dir, {"--source", source, "--output", "yaml", "--include-integrated"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(devices::ParseInventory(r.output, "out").size(), 1u) << r.output;
+}
+
+TEST(DevicesCli, FailuresExitNonZeroWithTheReason) {
+  TempDir dir;
+  auto r = Devices(dir, {"--source", "inventory:" + dir.path() + "/missing.yaml"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("missing.yaml: cannot read"), std::string::npos) << r.output;
+  r = Devices(dir,
+              {"--source", "inventory:" + kInventories + "/nvidia-t4.yaml", "--output", "xml"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--output 'xml'"), std::string::npos) << r.output;
+  r = Devices(dir, {"--source", "magic"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--source 'magic'"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace dxshim::test

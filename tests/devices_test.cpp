@@ -1,0 +1,233 @@
+// The device model's shared parsing and validation: runtime file lists (as the registry and
+// inventory files give them), path safety, and inventory files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "devices/inventory_file.h"
+#include "devices/runtime_files.h"
+
+namespace dxshim::devices {
+namespace {
+
+const std::string kInventories = DXSHIM_SOURCE_DIR "/deploy/examples/inventories";
+
+TEST(RuntimeFiles, SplitsMultiSz) {
+  using namespace std::string_literals;
+  EXPECT_EQ(SplitMultiSz("a.dll\0b.dll\0\0"s), (std::vector<std::string>{"a.dll", "b.dll"}));
+  EXPECT_EQ(SplitMultiSz("only.dll\0\0"s), std::vector<std::string>{"only.dll"});
+  EXPECT_EQ(SplitMultiSz("unterminated.dll"s), std::vector<std::string>{"unterminated.dll"});
+  EXPECT_TRUE(SplitMultiSz(""s).empty());
+  EXPECT_TRUE(SplitMultiSz("\0"s).empty());
+  // Whatever follows the empty string that ends the list is not part of it.
+  EXPECT_EQ(SplitMultiSz("a\0\0junk\0\0"s), std::vector<std::string>{"a"});
+}
+
+TEST(RuntimeFiles, OneOrTwoStrings) {
+  EXPECT_EQ(ParseCopyToVmValue({"nvapi64.dll"}), (RuntimeFile{"nvapi64.dll", "nvapi64.dll"}));
+  EXPECT_EQ(ParseCopyToVmValue({"nvcuda_loader64.dll", "nvcuda.dll"}),
+            (RuntimeFile{"nvcuda_loader64.dll", "nvcuda.dll"}));
+  // A source in a subfolder lands under its own file name.
+  EXPECT_EQ(ParseCopyToVmValue({"B390143\\amdxc64.dll"}),
+            (RuntimeFile{"B390143\\amdxc64.dll", "amdxc64.dll"}));
+  EXPECT_THROW(ParseCopyToVmValue({}), std::invalid_argument);
+  EXPECT_THROW(ParseCopyToVmValue({"a", "b", "c"}), std::invalid_argument);
+}
+
+TEST(RuntimeFiles, UnsafeSourcesAreRefusedWithTheReason) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "empty"},
+      {"..\\..\\Windows\\System32\\config\\SAM", ".."},
+      {"sub\\..\\..\\x.dll", ".."},
+      {"sub/../x.dll", ".."},
+      {"...\\x.dll", ".."},
+      {"C:\\Windows\\evil.dll", "drive letter"},
+      {"c:evil.dll", "drive letter"},
+      {"\\\\server\\share\\x.dll", "absolute"},
+      {"\\Windows\\x.dll", "absolute"},
+      {"/etc/shadow", "absolute"},
+      {"x.dll:stream", "':'"},
+      {std::string("x\0.dll", 6), "control"},
+  };
+  for (const auto& [source, why] : cases) {
+    const auto reason = UnsafeSourceReason(source);
+    ASSERT_TRUE(reason.has_value()) << source;
+    EXPECT_NE(reason->find(why), std::string::npos) << source << ": " << *reason;
+    try {
+      ParseCopyToVmValue({source, "x.dll"});
+      ADD_FAILURE() << source << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("source"), std::string::npos) << e.what();
+    }
+  }
+  for (const std::string ok :
+       {"nvapi64.dll", "B390143\\amdxc64.dll", "a/b/c.dll", ".\\x.dll", "x..y.dll"}) {
+    EXPECT_FALSE(UnsafeSourceReason(ok).has_value()) << ok;
+  }
+}
+
+TEST(RuntimeFiles, DestinationsAreFileNames) {
+  for (const std::string bad : {"..", ".", "sub\\x.dll", "a/b.dll", "x:y.dll", "*.dll", ""}) {
+    EXPECT_TRUE(UnsafeDestinationReason(bad).has_value()) << bad;
+    EXPECT_THROW(ParseCopyToVmValue({"x.dll", bad.empty() ? "." : bad}), std::invalid_argument);
+  }
+  EXPECT_FALSE(UnsafeDestinationReason("vulkan-1.dll").has_value());
+}
+
+TEST(RuntimeFiles, MergeKeepsTheFirstForADestinationIgnoringCase) {
+  std::vector<RuntimeFile> files = {{"nvcuda_loader64.dll", "nvcuda.dll"}};
+  MergeRuntimeFiles(files, {{"other.dll", "NVCUDA.DLL"}, {"nvidia-smi.exe", "nvidia-smi.exe"}});
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].source, "nvcuda_loader64.dll");
+  EXPECT_EQ(files[1].destination, "nvidia-smi.exe");
+}
+
+TEST(Devices, HardwareIdAndLuidFormatting) {
+  Device d;
+  d.vendor_id = 0x10de;
+  d.device_id = 0x1eb8;
+  d.subsystem_id = 0x12a210de;
+  d.revision = 0xa1;
+  EXPECT_EQ(HardwareId(d), "PCI\\VEN_10DE&DEV_1EB8&SUBSYS_12A210DE&REV_A1");
+  EXPECT_EQ(FormatLuid((0x1ull << 32) | 0xd1a2), "0x00000001:0x0000d1a2");
+}
+
+TEST(Inventory, NvidiaT4ExampleHasTheRealRuntimeFiles) {
+  const auto devices = LoadInventoryFile(kInventories + "/nvidia-t4.yaml");
+  ASSERT_EQ(devices.size(), 1u);
+  const auto& t4 = devices[0];
+  EXPECT_EQ(t4.vendor_id, 0x10de);
+  EXPECT_EQ(t4.device_class, DeviceClass::kDisplay);
+  EXPECT_EQ(t4.dedicated_memory, 15ull << 30);
+  EXPECT_EQ(t4.location_path, "PCIROOT(0)#PCI(1E00)");
+  const std::vector<RuntimeFile> system32 = {{"nvcudadebugger.dll", "nvcudadebugger.dll"},
+                                             {"nvcuda_loader64.dll", "nvcuda.dll"},
+                                             {"nvcuvid64.dll", "nvcuvid.dll"},
+                                             {"nvEncodeAPI64.dll", "nvEncodeAPI64.dll"},
+                                             {"nvapi64.dll", "nvapi64.dll"},
+                                             {"nvml_loader.dll", "nvml.dll"},
+                                             {"OpenCL64.dll", "OpenCL.dll"},
+                                             {"vulkan-1-x64.dll", "vulkan-1.dll"}};
+  const std::vector<RuntimeFile> syswow64 = {
+      {"nvcuda_loader32.dll", "nvcuda.dll"},  {"nvcuvid32.dll", "nvcuvid.dll"},
+      {"nvEncodeAPI.dll", "nvEncodeAPI.dll"}, {"nvapi.dll", "nvapi.dll"},
+      {"OpenCL32.dll", "OpenCL.dll"},         {"vulkan-1-x86.dll", "vulkan-1.dll"}};
+  EXPECT_EQ(t4.system32, system32);
+  EXPECT_EQ(t4.syswow64, syswow64);
+}
+
+TEST(Inventory, EveryExampleRoundTripsThroughYamlAndJson) {
+  int examples = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kInventories)) {
+    SCOPED_TRACE(entry.path().string());
+    const auto devices = LoadInventoryFile(entry.path());
+    EXPECT_FALSE(devices.empty());
+    EXPECT_EQ(ParseInventory(WriteInventoryYaml(devices), "yaml"), devices);
+    EXPECT_EQ(ParseInventory(WriteInventoryJson(devices), "json"), devices);
+    ++examples;
+  }
+  EXPECT_EQ(examples, 5);
+  const auto hetero = LoadInventoryFile(kInventories + "/hetero-node.yaml");
+  EXPECT_EQ(hetero.size(), 3u);
+  EXPECT_EQ(LoadInventoryFile(kInventories + "/mcdm-compute.yaml")[0].device_class,
+            DeviceClass::kCompute);
+  EXPECT_TRUE(LoadInventoryFile(kInventories + "/intel-igpu.yaml")[0].integrated);
+}
+
+std::string ErrorOf(const std::string& yaml) {
+  try {
+    ParseInventory(yaml, "test.yaml");
+  } catch (const InventoryError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+constexpr const char* kValid = R"(devices:
+  - id: gpu0
+    locationPath: 'PCIROOT(0)#PCI(0100)'
+    vendorId: 0x10de
+    class: display
+    driverStore: 'C:\DriverStore\nv'
+    runtimeFiles:
+      system32:
+        - {source: nvapi64.dll}
+)";
+
+TEST(Inventory, ErrorsNameFileLineAndField) {
+  EXPECT_EQ(ErrorOf(kValid), "(accepted)");
+  struct Case {
+    std::string from, to, expected;
+  };
+  const std::vector<Case> cases = {
+      {"    class: display", "    class: display\n    colour: green",
+       "line 6: devices[0].colour: unknown key"},
+      {"vendorId: 0x10de", "vendorId: nvidia",
+       "line 4: devices[0].vendorId: 'nvidia' is not a number"},
+      {"vendorId: 0x10de", "vendorId: 0x10000", "devices[0].vendorId: '0x10000' is too large"},
+      {"    class: display", "    class: gpu",
+       "line 5: devices[0].class: 'gpu' is not display or compute"},
+      {"locationPath: 'PCIROOT(0)#PCI(0100)'", "locationPath: ''",
+       "line 3: devices[0].locationPath: is empty"},
+      {"  - id: gpu0\n    locationPath", "  - locationPath", "devices[0].id: is required"},
+      {"{source: nvapi64.dll}", "{source: '..\\..\\evil.dll'}",
+       "line 9: devices[0].runtimeFiles.system32[0]: source '..\\..\\evil.dll' contains '..'"},
+      {"{source: nvapi64.dll}", "{source: 'C:\\evil.dll'}", "has a drive letter"},
+      {"{source: nvapi64.dll}", "{source: nvapi64.dll, destination: '..\\x.dll'}",
+       "destination '..\\x.dll' contains '\\'"},
+      {"{source: nvapi64.dll}",
+       "{source: nvapi64.dll}\n        - {source: b.dll, destination: NVAPI64.DLL}",
+       "system32[1]: destination 'NVAPI64.DLL' is listed twice"},
+      {"    driverStore: 'C:\\DriverStore\\nv'\n", "", "devices[0].driverStore: is required when"},
+      {"    class: display", "    class: display\n    integrated: maybe",
+       "devices[0].integrated: must be true or false"},
+      {"devices:", "devices: 3\nother:", "unknown key"},
+  };
+  for (const auto& c : cases) {
+    std::string yaml = kValid;
+    const auto at = yaml.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    yaml.replace(at, c.from.size(), c.to);
+    const auto error = ErrorOf(yaml);
+    EXPECT_NE(error.find("inventory test.yaml"), std::string::npos) << error;
+    EXPECT_NE(error.find(c.expected), std::string::npos)
+        << "expected: " << c.expected << "\n     got: " << error;
+  }
+}
+
+TEST(Inventory, DuplicatesAreRefused) {
+  std::string yaml = kValid;
+  yaml += R"(  - id: gpu0
+    locationPath: 'PCIROOT(0)#PCI(0200)'
+    vendorId: 0x10de
+    class: display
+)";
+  EXPECT_NE(ErrorOf(yaml).find("line 10: devices[1].id: duplicate id gpu0"), std::string::npos)
+      << ErrorOf(yaml);
+  yaml = kValid;
+  yaml += R"(  - id: gpu1
+    locationPath: 'pciroot(0)#pci(0100)'
+    vendorId: 0x10de
+    class: display
+)";
+  EXPECT_NE(ErrorOf(yaml).find("devices[1].locationPath: duplicate location path"),
+            std::string::npos)
+      << ErrorOf(yaml);
+}
+
+TEST(Inventory, QuantitiesAndBadFiles) {
+  EXPECT_EQ(ParseByteQuantity("16Gi"), 16ull << 30);
+  EXPECT_EQ(ParseByteQuantity("512Mi"), 512ull << 20);
+  EXPECT_EQ(ParseByteQuantity("8G"), 8000000000ull);
+  EXPECT_EQ(ParseByteQuantity("1073741824"), 1073741824ull);
+  EXPECT_THROW(ParseByteQuantity("lots"), std::invalid_argument);
+  EXPECT_THROW(ParseByteQuantity("16GB"), std::invalid_argument);
+  EXPECT_THROW(ParseByteQuantity("99999999999Ti"), std::invalid_argument);
+  EXPECT_NE(ErrorOf("devices: [unclosed").find("invalid YAML"), std::string::npos);
+  EXPECT_NE(ErrorOf("- a list").find("must be a mapping"), std::string::npos);
+  EXPECT_THROW(LoadInventoryFile("/nonexistent/inventory.yaml"), InventoryError);
+}
+
+}  // namespace
+}  // namespace dxshim::devices
