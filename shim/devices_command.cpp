@@ -5,6 +5,7 @@
 
 #include "devices/device_table.h"
 #include "devices/inventory_file.h"
+#include "devices/linux_discovery.h"
 
 namespace dxshim {
 
@@ -13,8 +14,11 @@ namespace po = boost::program_options;
 int RunDevices(int argc, char** argv) {
   po::options_description desc("dxshim devices [options]\n\nOptions");
   desc.add_options()("help,h", "show this help")(
-      "source", po::value<std::string>()->default_value(""),
-      "where the devices come from: inventory:PATH (a YAML or JSON inventory file)")(
+      "source", po::value<std::string>()->default_value("auto"),
+      "where the devices come from: auto (this platform's discovery), linux (DRM render nodes "
+      "in sysfs), windows (Windows build only), inventory:PATH (a YAML or JSON inventory file)")(
+      "sysfs-root", po::value<std::string>()->default_value("/sys"),
+      "root of sysfs for --source linux")(
       "output", po::value<std::string>()->default_value("table"), "table, yaml or json")(
       "include-integrated", po::bool_switch(), "list integrated GPUs too")(
       "include-detachable", po::bool_switch(), "list detachable GPUs too");
@@ -34,18 +38,26 @@ int RunDevices(int argc, char** argv) {
     }
     const auto source = vm["source"].as<std::string>();
     constexpr std::string_view kInventory = "inventory:";
-    if (!source.starts_with(kInventory) || source.size() == kInventory.size()) {
-      // Discovery backends (Windows DXCore/CfgMgr32, Linux sysfs) are not part of this build yet.
+    std::vector<devices::Device> all;
+    if (source.starts_with(kInventory) && source.size() > kInventory.size()) {
+      all = devices::LoadInventoryFile(source.substr(kInventory.size()));
+    } else if (source == "auto" || source == "linux") {
+      all = devices::DiscoverLinux(vm["sysfs-root"].as<std::string>());
+    } else if (source == "windows") {
+      throw std::invalid_argument(
+          "--source windows: Windows discovery is part of the Windows build of dxshim");
+    } else {
       throw std::invalid_argument("--source '" + source +
-                                  "': this build reads devices from an inventory file only; "
-                                  "use --source inventory:PATH");
+                                  "' is not auto, linux, windows or inventory:PATH");
     }
-    found = devices::SelectUsable(devices::LoadInventoryFile(source.substr(kInventory.size())),
-                                  vm["include-integrated"].as<bool>(),
+    found = devices::SelectUsable(all, vm["include-integrated"].as<bool>(),
                                   vm["include-detachable"].as<bool>());
   } catch (const std::exception& e) {
     std::cerr << "dxshim devices: " << e.what() << "\n";
-    return dynamic_cast<const devices::InventoryError*>(&e) != nullptr ? 1 : 2;
+    // Usage errors exit 2; a source that could not be read (discovery failed) exits 1.
+    const bool discovery = dynamic_cast<const devices::InventoryError*>(&e) != nullptr ||
+                           dynamic_cast<const devices::DiscoveryError*>(&e) != nullptr;
+    return discovery ? 1 : 2;
   }
   if (output == "yaml") {
     std::cout << devices::WriteInventoryYaml(found);

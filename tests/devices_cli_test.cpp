@@ -56,6 +56,13 @@ TEST(DevicesCli, IntegratedAdaptersOnlyWhenAskedFor) {
   EXPECT_EQ(devices::ParseInventory(r.output, "out").size(), 1u) << r.output;
 }
 
+TEST(DevicesCli, LinuxSourceWithoutDrmListsNoGpu) {
+  TempDir dir;
+  const auto r = Devices(dir, {"--source", "linux", "--sysfs-root", dir.path()});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("(no GPU)"), std::string::npos) << r.output;
+}
+
 TEST(DevicesCli, FailuresExitNonZeroWithTheReason) {
   TempDir dir;
   auto r = Devices(dir, {"--source", "inventory:" + dir.path() + "/missing.yaml"});
@@ -67,7 +74,11 @@ TEST(DevicesCli, FailuresExitNonZeroWithTheReason) {
   EXPECT_NE(r.output.find("--output 'xml'"), std::string::npos) << r.output;
   r = Devices(dir, {"--source", "magic"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.output.find("--source 'magic'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--source 'magic' is not auto, linux, windows"), std::string::npos)
+      << r.output;
+  r = Devices(dir, {"--source", "windows"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("Windows build"), std::string::npos) << r.output;
 }
 
 }  // namespace
