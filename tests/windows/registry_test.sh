@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The Windows registry reader (devices/windows/registry_runtime_files.cpp), cross-compiled with
+# mingw, run under wine against a Wine registry this test fills with CopyToVm* values shaped like
+# a real NVIDIA Tesla T4 driver's, plus values a hostile or broken driver package could carry.
+# usage: registry_test.sh PATH/TO/dxshim-devices.exe
+set -uo pipefail
+exe=${1:?usage: registry_test.sh dxshim-devices.exe}
+wine=$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)
+if [ ! -x "$wine" ]; then
+  echo "registry_test: cannot run: wine is not installed (apt-get install wine64); the reader was still compiled: $exe"
+  exit 1
+fi
+work=$(mktemp -d /tmp/dxshim-wine-XXXXXX)
+trap 'wineserver_kill; rm -rf "$work"' EXIT
+export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+wineserver_kill() { WINEPREFIX=$WINEPREFIX "$(dirname "$wine")/wineserver" -k 2>/dev/null || true; }
+
+key='HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e968-e325-11ce-bfc1-08002be10318}\0001'
+failures=0
+passes=0
+add() {  # add SUBKEY NAME TYPE DATA
+  "$wine" reg add "$key\\$1" /v "$2" /t "$3" /d "$4" /f >/dev/null 2>&1 || { echo "reg add $1\\$2 failed"; exit 1; }
+}
+check() {  # check NAME CONDITION-RESULT
+  if [ "$2" = 0 ]; then passes=$((passes + 1)); echo "ok: $1"; else failures=$((failures + 1)); echo "FAILED: $1"; fi
+}
+
+# System32 list, as the T4 GRID driver registers it (value names carry no meaning).
+add CopyToVmOverwrite nvcudadebugger REG_MULTI_SZ 'nvcudadebugger.dll'
+add CopyToVmOverwrite nvcuda REG_MULTI_SZ 'nvcuda_loader64.dll\0nvcuda.dll'
+add CopyToVmOverwrite nvcuvid REG_MULTI_SZ 'nvcuvid64.dll\0nvcuvid.dll'
+add CopyToVmOverwrite nvenc REG_MULTI_SZ 'nvEncodeAPI64.dll'
+add CopyToVmOverwrite nvapi REG_MULTI_SZ 'nvapi64.dll'
+add CopyToVmWhenNewer nvml REG_MULTI_SZ 'nvml_loader.dll\0nvml.dll'
+add CopyToVmWhenNewer opencl REG_MULTI_SZ 'OpenCL64.dll\0OpenCL.dll'
+add CopyToVmWhenNewer vulkan REG_MULTI_SZ 'vulkan-1-x64.dll\0vulkan-1.dll'
+# SysWOW64 list.
+add CopyToVmOverwriteWow64 nvcuda REG_MULTI_SZ 'nvcuda_loader32.dll\0nvcuda.dll'
+add CopyToVmOverwriteWow64 nvcuvid REG_MULTI_SZ 'nvcuvid32.dll\0nvcuvid.dll'
+add CopyToVmOverwriteWow64 nvenc REG_MULTI_SZ 'nvEncodeAPI.dll'
+add CopyToVmOverwriteWow64 nvapi REG_MULTI_SZ 'nvapi.dll'
+add CopyToVmWhenNewerWow64 opencl REG_MULTI_SZ 'OpenCL32.dll\0OpenCL.dll'
+add CopyToVmWhenNewerWow64 vulkan REG_MULTI_SZ 'vulkan-1-x86.dll\0vulkan-1.dll'
+# What must never be used: a second file for a destination already taken (other case), paths
+# that leave the DriverStore folder, the wrong value type, too many strings.
+add CopyToVmWhenNewer dup REG_MULTI_SZ 'other_cuda.dll\0NVCUDA.DLL'
+add CopyToVmWhenNewer escape REG_MULTI_SZ '..\..\Windows\System32\config\SAM\0sam.dll'
+add CopyToVmWhenNewer drive REG_MULTI_SZ 'C:\evil\evil.dll\0evil.dll'
+add CopyToVmWhenNewer rooted REG_MULTI_SZ '\Windows\evil.dll'
+add CopyToVmWhenNewer badname REG_MULTI_SZ 'ok.dll\0..\evil.dll'
+add CopyToVmWhenNewer plain REG_SZ 'nvapi64.dll'
+add CopyToVmWhenNewer three REG_MULTI_SZ 'a.dll\0b.dll\0c.dll'
+
+out=$("$wine" "$exe" runtime-files '{4d36e968-e325-11ce-bfc1-08002be10318}\0001' 2>"$work/stderr" | tr -d '\r')
+code=$?
+err=$(tr -d '\r' <"$work/stderr")
+check "reader exits 0" $([ "$code" = 0 ]; echo $?)
+expected="system32 nvcudadebugger.dll => nvcudadebugger.dll
+system32 nvcuda_loader64.dll => nvcuda.dll
+system32 nvcuvid64.dll => nvcuvid.dll
+system32 nvEncodeAPI64.dll => nvEncodeAPI64.dll
+system32 nvapi64.dll => nvapi64.dll
+system32 nvml_loader.dll => nvml.dll
+system32 OpenCL64.dll => OpenCL.dll
+system32 vulkan-1-x64.dll => vulkan-1.dll
+syswow64 nvcuda_loader32.dll => nvcuda.dll
+syswow64 nvcuvid32.dll => nvcuvid.dll
+syswow64 nvEncodeAPI.dll => nvEncodeAPI.dll
+syswow64 nvapi.dll => nvapi.dll
+syswow64 OpenCL32.dll => OpenCL.dll
+syswow64 vulkan-1-x86.dll => vulkan-1.dll"
+# Windows does not promise an enumeration order: compare as sets.
+check "the 14 T4 runtime files, and nothing else" \
+  $([ "$(sort <<<"$out")" = "$(sort <<<"$expected")" ]; echo $?)
+[ "$(sort <<<"$out")" = "$(sort <<<"$expected")" ] || diff <(sort <<<"$expected") <(sort <<<"$out")
+for refused in 'CopyToVmWhenNewer\escape: source' "contains '..'" 'CopyToVmWhenNewer\drive: source' \
+  'has a drive letter' 'CopyToVmWhenNewer\rooted: source' 'is absolute' \
+  "CopyToVmWhenNewer\\badname: destination '..\\evil.dll'" 'CopyToVmWhenNewer\plain: not REG_MULTI_SZ' \
+  'CopyToVmWhenNewer\three: expected 1 or 2 strings'; do
+  check "refusal reported: $refused" $(grep -qF -- "$refused" <<<"$err"; echo $?)
+done
+check "a destination taken twice keeps the first" $(! grep -q other_cuda <<<"$out"; echo $?)
+
+"$wine" "$exe" runtime-files '{4d36e968-e325-11ce-bfc1-08002be10318}\9999' >/dev/null 2>"$work/stderr2"
+code=$?
+check "a missing driver key exits 1" $([ "$code" = 1 ]; echo $?)
+check "and says which key" $(tr -d '\r' <"$work/stderr2" | grep -qF 'cannot open driver key' ; echo $?)
+"$wine" "$exe" runtime-files '..\..\Software' >/dev/null 2>"$work/stderr3"
+code=$?
+check "a driver key with '..' is refused" $([ "$code" = 1 ] && tr -d '\r' <"$work/stderr3" | grep -qF "contains '..'"; echo $?)
+
+echo "$passes passed, $failures failed"
+[ "$failures" = 0 ]
