@@ -55,8 +55,9 @@ ConnectivityLog::ConnectivityLog(std::shared_ptr<grpc::Channel> channel, std::st
 }
 
 void ConnectivityLog::Arm() {
-  // A bounded wait, so that Stop() takes effect within a second.
-  channel_->NotifyOnStateChange(state_, std::chrono::system_clock::now() + std::chrono::seconds(1),
+  // A bounded wait, so that Stop() takes effect within a quarter of a second.
+  channel_->NotifyOnStateChange(state_,
+                                std::chrono::system_clock::now() + std::chrono::milliseconds(250),
                                 cq_, static_cast<CallTag*>(this));
 }
 
