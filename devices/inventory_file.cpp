@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -12,6 +13,45 @@
 
 namespace dxshim::devices {
 namespace {
+
+// Why `s` cannot be a text field: inventory text must be valid UTF-8 without control characters,
+// so that whatever is loaded can be written back unchanged (and shown to an operator).
+std::optional<std::string> BadText(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) return "contains a control character";
+    std::size_t extra = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xe0) == 0xc0) {
+      extra = 1;
+      cp = c & 0x1fu;
+    } else if ((c & 0xf0) == 0xe0) {
+      extra = 2;
+      cp = c & 0x0fu;
+    } else if ((c & 0xf8) == 0xf0) {
+      extra = 3;
+      cp = c & 0x07u;
+    } else {
+      return "is not valid UTF-8";
+    }
+    if (i + extra >= s.size()) return "is not valid UTF-8";  // truncated sequence
+    for (std::size_t k = 1; k <= extra; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xc0) != 0x80) return "is not valid UTF-8";
+      cp = (cp << 6) | (cc & 0x3fu);
+    }
+    const std::uint32_t min[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < min[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+      return "is not valid UTF-8";
+    }
+    i += extra + 1;
+  }
+  return std::nullopt;
+}
 
 class Reader {
  public:
@@ -49,6 +89,7 @@ class Reader {
       return "";
     }
     if (!node.IsScalar()) Fail(node, field + "." + key, "must be a string");
+    if (auto why = BadText(node.Scalar())) Fail(node, field + "." + key, *why);
     return node.Scalar();
   }
 

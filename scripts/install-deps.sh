@@ -7,7 +7,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libboost-program-options-dev libspdlog-dev libyaml-cpp-dev libgtest-dev libbenchmark-dev
   containerd runc busybox-static
-  g++-mingw-w64-x86-64-posix wine64
+  g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

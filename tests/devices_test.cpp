@@ -183,6 +183,9 @@ TEST(Inventory, ErrorsNameFileLineAndField) {
       {"    class: display", "    class: display\n    integrated: maybe",
        "devices[0].integrated: must be true or false"},
       {"devices:", "devices: 3\nother:", "unknown key"},
+      {"id: gpu0", "id: \"gpu\\x01\"", "devices[0].id: contains a control character"},
+      {"id: gpu0", "id: gpu\xc4\xc4", "devices[0].id: is not valid UTF-8"},
+      {"id: gpu0", "id: gpu\xe2\x82", "devices[0].id: is not valid UTF-8"},
   };
   for (const auto& c : cases) {
     std::string yaml = kValid;
@@ -194,6 +197,15 @@ TEST(Inventory, ErrorsNameFileLineAndField) {
     EXPECT_NE(error.find(c.expected), std::string::npos)
         << "expected: " << c.expected << "\n     got: " << error;
   }
+}
+
+TEST(Inventory, TextIsUtf8) {
+  std::string yaml = kValid;
+  yaml.replace(yaml.find("id: gpu0"), 8, "id: \"gr\\xe4fik-\u00fc\"");  // escapes YAML decodes
+  EXPECT_EQ(ErrorOf(yaml), "(accepted)");
+  EXPECT_EQ(ParseInventory(yaml, "t")[0].id,
+            "gr\xc3\xa4"
+            "fik-\xc3\xbc");
 }
 
 TEST(Inventory, DuplicatesAreRefused) {
