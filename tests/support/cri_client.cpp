@@ -1,5 +1,6 @@
 #include "tests/support/cri_client.h"
 
+#include <grpc/grpc.h>
 #include <grpcpp/create_channel.h>
 #include <grpcpp/support/channel_arguments.h>
 
@@ -9,6 +10,16 @@
 #include "shim/byte_buffer.h"
 
 namespace dxshim::test {
+
+namespace {
+// gRPC shuts its library down when the last gRPC object of the process goes, joining its executor
+// threads; in gRPC 1.51 that join can take ~10 s when it follows a heavy stream. Tests create and
+// destroy servers and channels all the time: keep the library up for the whole test process.
+const bool kGrpcKeptInitialized = [] {
+  grpc_init();
+  return true;
+}();
+}  // namespace
 
 std::shared_ptr<grpc::Channel> DialUnix(const std::string& socket_path) {
   grpc::ChannelArguments args;
