@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <memory>
-#include <optional>
 #include <thread>
 
 #include "shim/endpoint.h"
