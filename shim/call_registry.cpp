@@ -12,21 +12,11 @@ void CallRegistry::Remove(ActiveCall* call) {
   calls_.erase(call);
 }
 
-std::size_t CallRegistry::size() const {
-  std::lock_guard lock(mu_);
-  return calls_.size();
-}
-
-std::size_t CallRegistry::CancelIf(const std::function<bool(std::string_view)>& select) {
+std::size_t CallRegistry::CancelAll() {
   // Under the lock: a call removes itself before it is destroyed, so none can vanish meanwhile.
   std::lock_guard lock(mu_);
-  std::size_t cancelled = 0;
-  for (auto* call : calls_) {
-    if (!select(call->method())) continue;
-    call->Cancel();
-    ++cancelled;
-  }
-  return cancelled;
+  for (auto* call : calls_) call->Cancel();
+  return calls_.size();
 }
 
 }  // namespace dxshim

@@ -1,17 +1,16 @@
-// The calls in flight, so that shutdown can cancel long-lived streams instead of waiting for them.
+// The long-lived streams in flight (GetContainerEvents, Stream*), so that shutdown can cancel them
+// at once instead of waiting out the grace period. Unary calls are not registered: they finish by
+// themselves within the grace period, and registering them would cost every call a lock.
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <mutex>
-#include <string_view>
 #include <unordered_set>
 
 namespace dxshim {
 
 class ActiveCall {
  public:
-  virtual std::string_view method() const = 0;
   // Thread-safe, and never calls back into the registry.
   virtual void Cancel() = 0;
 
@@ -23,9 +22,8 @@ class CallRegistry {
  public:
   void Add(ActiveCall* call);
   void Remove(ActiveCall* call);
-  std::size_t size() const;
-  // Cancels every call whose method satisfies `select`; returns how many.
-  std::size_t CancelIf(const std::function<bool(std::string_view method)>& select);
+  // Cancels every registered call; returns how many.
+  std::size_t CancelAll();
 
  private:
   mutable std::mutex mu_;

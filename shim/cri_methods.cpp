@@ -66,4 +66,10 @@ bool IsUnaryCriMethod(std::string_view method) {
   return false;
 }
 
+bool IsLongLivedStream(std::string_view method) {
+  const auto slash = method.rfind('/');
+  const auto name = slash == std::string_view::npos ? method : method.substr(slash + 1);
+  return name == "GetContainerEvents" || name.starts_with("Stream");
+}
+
 }  // namespace dxshim

@@ -11,4 +11,8 @@ namespace dxshim {
 // "/runtime.v1.RuntimeService/Version".
 bool IsUnaryCriMethod(std::string_view method);
 
+// True for methods whose calls are long-lived server streams (GetContainerEvents, Stream*): at
+// shutdown they are cancelled at once rather than given the grace period.
+bool IsLongLivedStream(std::string_view method);
+
 }  // namespace dxshim

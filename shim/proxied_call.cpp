@@ -25,11 +25,13 @@ void ProxiedCall::Accepted(bool ok) {
   if (!ok) return;  // the server is shutting down; OperationDone() deletes this acceptor
   Accept(shared_);  // keep one acceptor waiting
   ++outstanding_;   // the done notification, now that it will come
-  shared_.registry.Add(this);
-  registered_ = true;
+  const auto method = ctx_.method();
+  if (IsLongLivedStream(method)) {
+    shared_.registry.Add(this);
+    registered_ = true;
+  }
   CopyCallerMetadata(ctx_.client_metadata(), runtime_ctx_);
   runtime_ctx_.set_deadline(ctx_.raw_deadline());
-  const auto method = ctx_.method();
   if (IsUnaryCriMethod(method)) {
     const bool intercept = shared_.interceptor != nullptr && method == kCreateContainerMethod;
     relay_ = std::make_unique<UnaryRelay>(*this, intercept);

@@ -50,7 +50,7 @@ class ProxiedCall final : public ActiveCall {
   // Waits for the next incoming call. Each accepted call posts the next acceptor itself.
   static void Accept(ProxyShared& shared);
 
-  std::string_view method() const override { return ctx_.method(); }
+  std::string_view method() const { return ctx_.method(); }
   void Cancel() override { ctx_.TryCancel(); }
 
   // For relays.
@@ -74,7 +74,6 @@ class ProxiedCall final : public ActiveCall {
     R* relay_;
   };
 
-  grpc::GenericServerContext& caller_ctx() { return ctx_; }
   grpc::GenericServerAsyncReaderWriter& caller() { return caller_; }
   grpc::ClientContext& runtime_ctx() { return runtime_ctx_; }
   ProxyShared& shared() { return shared_; }

@@ -5,15 +5,10 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace dxshim {
-
-bool IsLongLivedStream(std::string_view method) {
-  const auto slash = method.rfind('/');
-  const auto name = slash == std::string_view::npos ? method : method.substr(slash + 1);
-  return name == "GetContainerEvents" || name.starts_with("Stream");
-}
 
 ProxyServer::ProxyServer(ProxyOptions options) : options_(std::move(options)) {}
 
@@ -74,9 +69,10 @@ void ProxyServer::Start() {
 void ProxyServer::Shutdown() {
   if (stopped_ || !server_) return;
   stopped_ = true;
-  const auto streams = shared_.registry.CancelIf(IsLongLivedStream);
+  const auto streams = shared_.registry.CancelAll();
+  // live_calls counts the acceptor waiting for the next call too.
   spdlog::info("shutting down: cancelled {} stream(s), waiting up to {} ms for {} call(s)", streams,
-               options_.shutdown_grace.count(), shared_.registry.size());
+               options_.shutdown_grace.count(), std::max(shared_.live_calls.load() - 1, 0));
   server_->Shutdown(std::chrono::system_clock::now() + options_.shutdown_grace);
   // Every call has been finished or cancelled; let their last completions drain before the queue
   // closes (no operation may start on a closed queue).

@@ -25,10 +25,6 @@ struct ProxyOptions {
   RequestInterceptor* interceptor = nullptr;  // not owned; may be null
 };
 
-// True for methods whose calls are long-lived server streams (GetContainerEvents, Stream*): at
-// shutdown they are cancelled at once rather than given the grace period.
-bool IsLongLivedStream(std::string_view method);
-
 class ProxyServer {
  public:
   explicit ProxyServer(ProxyOptions options);
@@ -42,9 +38,6 @@ class ProxyServer {
   // Stops accepting calls, cancels long-lived streams, lets other calls finish within the grace
   // period (then cancels them), and removes the socket. Idempotent.
   void Shutdown();
-  // The TCP port actually bound (useful with tcp://host:0); 0 for unix sockets.
-  int bound_port() const { return bound_port_; }
-  std::size_t active_calls() const { return shared_.registry.size(); }
 
  private:
   ProxyOptions options_;

@@ -197,4 +197,11 @@ TEST(CriApi, UnaryMethodTableAgreesWithTheProto) {
   EXPECT_FALSE(dxshim::IsUnaryCriMethod("/other.Service/Version"));
 }
 
+TEST(CriApi, LongLivedStreamsAreTheStreamingCriMethods) {
+  EXPECT_TRUE(dxshim::IsLongLivedStream("/runtime.v1.RuntimeService/GetContainerEvents"));
+  EXPECT_TRUE(dxshim::IsLongLivedStream("/runtime.v1.RuntimeService/StreamContainers"));
+  EXPECT_FALSE(dxshim::IsLongLivedStream("/runtime.v1.RuntimeService/ListContainers"));
+  EXPECT_FALSE(dxshim::IsLongLivedStream("/runtime.v1.RuntimeService/Version"));
+}
+
 }  // namespace
