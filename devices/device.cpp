@@ -20,4 +20,29 @@ std::string FormatLuid(std::uint64_t luid) {
   return buf;
 }
 
+std::string VendorName(std::uint16_t vendor_id) {
+  switch (vendor_id) {
+    case 0x10de:
+      return "NVIDIA";
+    case 0x1002:
+      return "AMD";
+    case 0x8086:
+      return "Intel";
+    case 0x1414:
+      return "Microsoft";
+    case 0x1af4:
+      return "Red Hat (virtio)";
+    case 0x1234:
+      return "QEMU";
+    default:
+      return "";
+  }
+}
+
+std::string HexNumber(std::uint64_t value, int digits) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%0*llx", digits, static_cast<unsigned long long>(value));
+  return buf;
+}
+
 }  // namespace dxshim::devices

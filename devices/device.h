@@ -53,4 +53,10 @@ std::string HardwareId(const Device& d);
 // A LUID as Windows tools print it: "0xHIGHPART:0xLOWPART" (8 hex digits each).
 std::string FormatLuid(std::uint64_t luid);
 
+// "NVIDIA", "AMD", "Intel", ... for a PCI vendor id; "" when unknown.
+std::string VendorName(std::uint16_t vendor_id);
+
+// "0x" and `digits` lower-case hex digits, the way inventories write ids.
+std::string HexNumber(std::uint64_t value, int digits);
+
 }  // namespace dxshim::devices

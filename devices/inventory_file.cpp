@@ -209,41 +209,6 @@ class Reader {
   std::string origin_;
 };
 
-std::string Hex(std::uint64_t v, int digits) {
-  std::ostringstream out;
-  out << "0x" << std::hex;
-  out.width(digits);
-  out.fill('0');
-  out << v;
-  return out.str();
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 }  // namespace
 
 std::uint64_t ParseByteQuantity(const std::string& text) {
@@ -316,14 +281,14 @@ std::string WriteInventoryYaml(const std::vector<Device>& devices) {
   for (const auto& d : devices) {
     out << YAML::BeginMap;
     out << YAML::Key << "id" << YAML::Value << YAML::SingleQuoted << d.id;
-    out << YAML::Key << "luid" << YAML::Value << Hex(d.luid, 16);
+    out << YAML::Key << "luid" << YAML::Value << HexNumber(d.luid, 16);
     out << YAML::Key << "locationPath" << YAML::Value << YAML::SingleQuoted << d.location_path;
     out << YAML::Key << "description" << YAML::Value << d.description;
     out << YAML::Key << "vendor" << YAML::Value << d.vendor;
-    out << YAML::Key << "vendorId" << YAML::Value << Hex(d.vendor_id, 4);
-    out << YAML::Key << "deviceId" << YAML::Value << Hex(d.device_id, 4);
-    out << YAML::Key << "subsystemId" << YAML::Value << Hex(d.subsystem_id, 8);
-    out << YAML::Key << "revision" << YAML::Value << Hex(d.revision, 2);
+    out << YAML::Key << "vendorId" << YAML::Value << HexNumber(d.vendor_id, 4);
+    out << YAML::Key << "deviceId" << YAML::Value << HexNumber(d.device_id, 4);
+    out << YAML::Key << "subsystemId" << YAML::Value << HexNumber(d.subsystem_id, 8);
+    out << YAML::Key << "revision" << YAML::Value << HexNumber(d.revision, 2);
     out << YAML::Key << "class" << YAML::Value << ToString(d.device_class);
     out << YAML::Key << "integrated" << YAML::Value << d.integrated;
     out << YAML::Key << "detachable" << YAML::Value << d.detachable;
@@ -346,45 +311,6 @@ std::string WriteInventoryYaml(const std::vector<Device>& devices) {
   }
   out << YAML::EndSeq << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
-}
-
-std::string WriteInventoryJson(const std::vector<Device>& devices) {
-  std::ostringstream out;
-  out << "{\"devices\": [";
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    const auto& d = devices[i];
-    out << (i ? ",\n  " : "\n  ") << "{\"id\": " << JsonString(d.id)
-        << ", \"luid\": " << JsonString(Hex(d.luid, 16))
-        << ", \"locationPath\": " << JsonString(d.location_path)
-        << ", \"description\": " << JsonString(d.description)
-        << ", \"vendor\": " << JsonString(d.vendor)
-        << ", \"vendorId\": " << JsonString(Hex(d.vendor_id, 4))
-        << ", \"deviceId\": " << JsonString(Hex(d.device_id, 4))
-        << ", \"subsystemId\": " << JsonString(Hex(d.subsystem_id, 8))
-        << ", \"revision\": " << JsonString(Hex(d.revision, 2))
-        << ", \"class\": " << JsonString(ToString(d.device_class))
-        << ", \"integrated\": " << (d.integrated ? "true" : "false")
-        << ", \"detachable\": " << (d.detachable ? "true" : "false")
-        << ", \"dedicatedMemory\": " << d.dedicated_memory
-        << ", \"driverVersion\": " << JsonString(d.driver_version)
-        << ", \"driverStore\": " << JsonString(d.driver_store)
-        << ", \"driverKey\": " << JsonString(d.driver_key)
-        << ", \"present\": " << (d.present ? "true" : "false") << ", \"runtimeFiles\": {";
-    const std::pair<const char*, const std::vector<RuntimeFile>*> lists[] = {
-        {"system32", &d.system32}, {"syswow64", &d.syswow64}};
-    for (std::size_t l = 0; l < 2; ++l) {
-      out << (l ? ", " : "") << "\"" << lists[l].first << "\": [";
-      const auto& files = *lists[l].second;
-      for (std::size_t f = 0; f < files.size(); ++f) {
-        out << (f ? ", " : "") << "{\"source\": " << JsonString(files[f].source)
-            << ", \"destination\": " << JsonString(files[f].destination) << "}";
-      }
-      out << "]";
-    }
-    out << "}}";
-  }
-  out << "\n]}\n";
-  return out.str();
 }
 
 }  // namespace dxshim::devices

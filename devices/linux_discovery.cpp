@@ -41,25 +41,6 @@ std::optional<std::string> ReadOptional(const fs::path& path) {
 
 }  // namespace
 
-std::string VendorName(std::uint16_t vendor_id) {
-  switch (vendor_id) {
-    case 0x10de:
-      return "NVIDIA";
-    case 0x1002:
-      return "AMD";
-    case 0x8086:
-      return "Intel";
-    case 0x1414:
-      return "Microsoft";
-    case 0x1af4:
-      return "Red Hat (virtio)";
-    case 0x1234:
-      return "QEMU";
-    default:
-      return "";
-  }
-}
-
 std::vector<Device> DiscoverLinux(const std::string& sysfs_root, const std::string& dev_root) {
   const fs::path drm = fs::path(sysfs_root) / "class/drm";
   std::error_code ec;

@@ -24,7 +24,4 @@ class DiscoveryError : public std::runtime_error {
 std::vector<Device> DiscoverLinux(const std::string& sysfs_root = "/sys",
                                   const std::string& dev_root = "/dev");
 
-// "NVIDIA", "AMD", "Intel", ... for a PCI vendor id; "" when unknown.
-std::string VendorName(std::uint16_t vendor_id);
-
 }  // namespace dxshim::devices

@@ -1,22 +1,72 @@
-// dxshim-devices.exe: the Windows discovery pieces without gRPC, for operators and for the tests
-// that run under wine.
+// dxshim-devices.exe: Windows discovery without gRPC, for operators (snapshot a node into an
+// inventory) and for the tests that run under wine.
+//   dxshim-devices.exe list [--output table|json] [--include-integrated] [--include-detachable]
+//     the node's GPUs (DXCore + CfgMgr32 + D3DKMT + registry); JSON is an inventory file
+//     `dxshim devices --source inventory:PATH` and `dxshim serve` accept.
 //   dxshim-devices.exe runtime-files DRIVER_KEY
-// prints the runtime files a driver registers (System32 and SysWOW64), one per line as
-// "system32 SOURCE => DESTINATION", and each refused registry value on stderr. Exit 1 when the
-// driver key cannot be read, 2 on bad usage.
+//     the runtime files a driver registers, one per line as "system32 SOURCE => DESTINATION".
+// Warnings and refused registry values go to stderr. Exit 1 when discovery fails, 2 on bad usage.
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "devices/device_table.h"
+#include "devices/inventory_file.h"
 #include "devices/windows/registry_runtime_files.h"
+#include "devices/windows/windows_discovery.h"
 
-int main(int argc, char** argv) {
-  if (argc != 3 || std::string(argv[1]) != "runtime-files") {
-    std::fprintf(stderr, "usage: dxshim-devices.exe runtime-files DRIVER_KEY\n");
+namespace {
+
+constexpr char kUsage[] =
+    "usage: dxshim-devices.exe list [--output table|json] [--include-integrated] "
+    "[--include-detachable]\n"
+    "       dxshim-devices.exe runtime-files DRIVER_KEY\n";
+
+int List(const std::vector<std::string>& args) {
+  std::string output = "table";
+  bool integrated = false;
+  bool detachable = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--output" && i + 1 < args.size()) {
+      output = args[++i];
+    } else if (args[i] == "--include-integrated") {
+      integrated = true;
+    } else if (args[i] == "--include-detachable") {
+      detachable = true;
+    } else {
+      std::fprintf(stderr, "dxshim-devices: unknown argument '%s'\n%s", args[i].c_str(), kUsage);
+      return 2;
+    }
+  }
+  if (output != "table" && output != "json") {
+    std::fprintf(stderr, "dxshim-devices: --output '%s' is not table or json\n", output.c_str());
     return 2;
   }
+  dxshim::devices::windows::WindowsDiscoveryResult result;
   try {
-    const auto files = dxshim::devices::windows::ReadRegistryRuntimeFiles(argv[2]);
+    dxshim::devices::windows::WindowsDiscovery discovery;
+    result = discovery.Discover();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dxshim-devices: discovery failed: %s\n", e.what());
+    return 1;
+  }
+  for (const auto& w : result.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  if (result.in_container) {
+    std::fprintf(stderr,
+                 "warning: running inside a container: DriverStore paths are this container's "
+                 "HostDriverStore view, not host paths dxshim could mount\n");
+  }
+  const auto usable = dxshim::devices::SelectUsable(result.devices, integrated, detachable);
+  const auto text = output == "json" ? dxshim::devices::WriteInventoryJson(usable)
+                                     : dxshim::devices::FormatDeviceTable(usable);
+  std::fputs(text.c_str(), stdout);
+  return 0;
+}
+
+int RuntimeFiles(const std::string& driver_key) {
+  try {
+    const auto files = dxshim::devices::windows::ReadRegistryRuntimeFiles(driver_key);
     for (const auto& f : files.system32) {
       std::printf("system32 %s => %s\n", f.source.c_str(), f.destination.c_str());
     }
@@ -29,4 +79,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "list") return List({args.begin() + 1, args.end()});
+  if (args.size() == 2 && args[0] == "runtime-files") return RuntimeFiles(args[1]);
+  std::fputs(kUsage, stderr);
+  return 2;
 }

@@ -5,29 +5,12 @@
 #include <stdexcept>
 
 #include "devices/runtime_files.h"
+#include "devices/windows/wide_text.h"
 
 namespace dxshim::devices::windows {
 namespace {
 
 constexpr wchar_t kClassRoot[] = L"SYSTEM\\CurrentControlSet\\Control\\Class\\";
-
-std::wstring Widen(const std::string& s) {
-  if (s.empty()) return {};
-  const int n = MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), nullptr, 0);
-  std::wstring out(static_cast<std::size_t>(n), L'\0');
-  MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), out.data(), n);
-  return out;
-}
-
-// UTF-16 to UTF-8, NULs included (REG_MULTI_SZ separators survive).
-std::string Narrow(const wchar_t* s, std::size_t length) {
-  if (length == 0) return {};
-  const int n =
-      WideCharToMultiByte(CP_UTF8, 0, s, static_cast<int>(length), nullptr, 0, nullptr, nullptr);
-  std::string out(static_cast<std::size_t>(n), '\0');
-  WideCharToMultiByte(CP_UTF8, 0, s, static_cast<int>(length), out.data(), n, nullptr, nullptr);
-  return out;
-}
 
 class Key {
  public:

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# The Windows registry reader (devices/windows/registry_runtime_files.cpp), cross-compiled with
-# mingw, run under wine against a Wine registry this test fills with CopyToVm* values shaped like
-# a real NVIDIA Tesla T4 driver's, plus values a hostile or broken driver package could carry.
-# usage: registry_test.sh PATH/TO/dxshim-devices.exe
+# dxshim-devices.exe (Windows discovery, cross-compiled with mingw) under wine.
+# 1. The registry reader (devices/windows/registry_runtime_files.cpp) against a Wine registry this
+#    test fills with CopyToVm* values shaped like a real NVIDIA Tesla T4 driver's, plus values a
+#    hostile or broken driver package could carry.
+# 2. `list`: without DXCore (wine has none) it must fail cleanly; with a stand-in dxcore.dll
+#    (tests/windows/fake_dxcore.cpp, three canned adapters: this machine has no GPU) the DXCore
+#    enumeration, merging and skipping run for real. Wine's CfgMgr32 has no GPU device nodes and
+#    its D3DKMT no adapters, so the PnP and DriverStore steps can only be compiled here; how their
+#    facts become a Device is unit-tested on Linux (WindowsAdapter tests in unit_tests).
+# usage: devices_exe_test.sh PATH/TO/dxshim-devices.exe PATH/TO/fake-dxcore.dll
 set -uo pipefail
-exe=${1:?usage: registry_test.sh dxshim-devices.exe}
+exe=${1:?usage: devices_exe_test.sh dxshim-devices.exe fake-dxcore.dll}
+fake_dxcore=${2:?usage: devices_exe_test.sh dxshim-devices.exe fake-dxcore.dll}
 wine=$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)
 if [ ! -x "$wine" ]; then
-  echo "registry_test: cannot run: wine is not installed (apt-get install wine64); the reader was still compiled: $exe"
+  echo "devices_exe_test: cannot run: wine is not installed (apt-get install wine64); the reader was still compiled: $exe"
   exit 1
 fi
 work=$(mktemp -d /tmp/dxshim-wine-XXXXXX)
@@ -88,6 +95,32 @@ check "and says which key" $(tr -d '\r' <"$work/stderr2" | grep -qF 'cannot open
 "$wine" "$exe" runtime-files '..\..\Software' >/dev/null 2>"$work/stderr3"
 code=$?
 check "a driver key with '..' is refused" $([ "$code" = 1 ] && tr -d '\r' <"$work/stderr3" | grep -qF "contains '..'"; echo $?)
+
+# --- 2. discovery (`list`) ---
+"$wine" "$exe" list >/dev/null 2>"$work/stderr4"
+code=$?
+check "list without DXCore exits 1" $([ "$code" = 1 ]; echo $?)
+check "and says DXCore is missing" \
+  $(tr -d '\r' <"$work/stderr4" | grep -qF 'discovery failed: dxcore.dll could not be loaded'; echo $?)
+cp "$fake_dxcore" "$WINEPREFIX/drive_c/windows/system32/dxcore.dll"
+out=$("$wine" "$exe" list 2>"$work/stderr5" | tr -d '\r')
+code=$?
+err=$(tr -d '\r' <"$work/stderr5")
+echo "$err"
+check "list with the stand-in DXCore exits 0" $([ "$code" = 0 ]; echo $?)
+check "the software adapter is skipped as such" \
+  $(grep -qF 'skipped adapter 0x00000000:0x0000e0b2 (Microsoft Basic Render Driver): software adapter' <<<"$err"; echo $?)
+check "the D3D12 graphics+compute adapter is listed once (lists merged by LUID)" \
+  $([ "$(grep -c 'NVIDIA Tesla T4' <<<"$err")" = 1 ]; echo $?)
+check "the compute-only adapter (LUID high part 1) is enumerated" \
+  $(grep -qF 'adapter 0x00000001:0x0000f3c1 (AMD Instinct MI300X)' <<<"$err"; echo $?)
+check "adapters without a PnP device (none under wine) are skipped, not invented" \
+  $([ "$(grep -c 'no PnP device carries its GPU LUID' <<<"$err")" = 2 ] && grep -qF '(no GPU)' <<<"$out"; echo $?)
+json=$("$wine" "$exe" list --output json 2>/dev/null | tr -d '\r')
+check "--output json writes an inventory" $([ "$json" = '{"devices": [
+]}' ]; echo $?)
+"$wine" "$exe" list --output yaml >/dev/null 2>&1
+check "an unknown --output is a usage error (exit 2)" $([ $? = 2 ]; echo $?)
 
 echo "$passes passed, $failures failed"
 [ "$failures" = 0 ]

@@ -1,0 +1,112 @@
+#include "devices/windows/pnp_devices.h"
+
+// clang-format off
+#include <initguid.h>
+#include <windows.h>
+#include <cfgmgr32.h>
+#include <devpkey.h>
+// clang-format on
+
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "devices/runtime_files.h"
+#include "devices/windows/wide_text.h"
+
+namespace dxshim::devices::windows {
+namespace {
+
+// Not in the SDK headers: the adapter LUID the graphics kernel publishes on the device node.
+const DEVPROPKEY kGpuLuidKey = {
+    {0x60b193cb, 0x5276, 0x4d0f, {0x96, 0xfc, 0xf1, 0x73, 0xab, 0xad, 0x3e, 0xc6}}, 2};
+
+// The raw bytes of a property, sized by asking first (no fixed-size buffers); nullopt if the
+// node does not have it.
+std::optional<std::vector<BYTE>> ReadProperty(DEVINST node, const DEVPROPKEY& key,
+                                              DEVPROPTYPE& type) {
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    ULONG size = 0;
+    CONFIGRET cr = CM_Get_DevNode_PropertyW(node, &key, &type, nullptr, &size, 0);
+    if (cr != CR_BUFFER_SMALL) return std::nullopt;
+    std::vector<BYTE> data(size);
+    cr = CM_Get_DevNode_PropertyW(node, &key, &type, data.data(), &size, 0);
+    if (cr == CR_SUCCESS) {
+      data.resize(size);
+      return data;
+    }
+    if (cr != CR_BUFFER_SMALL) return std::nullopt;  // else it grew in between: ask again
+  }
+  return std::nullopt;
+}
+
+std::string StringProperty(DEVINST node, const DEVPROPKEY& key) {
+  DEVPROPTYPE type = 0;
+  const auto data = ReadProperty(node, key, type);
+  if (!data || type != DEVPROP_TYPE_STRING) return {};
+  return Utf8FromWideBytes(data->data(), data->size(), /*stop_at_nul=*/true);
+}
+
+std::vector<std::string> StringListProperty(DEVINST node, const DEVPROPKEY& key) {
+  DEVPROPTYPE type = 0;
+  const auto data = ReadProperty(node, key, type);
+  if (!data || type != DEVPROP_TYPE_STRING_LIST) return {};
+  return SplitMultiSz(Utf8FromWideBytes(data->data(), data->size(), /*stop_at_nul=*/false));
+}
+
+std::optional<std::uint64_t> LuidProperty(DEVINST node) {
+  DEVPROPTYPE type = 0;
+  const auto data = ReadProperty(node, kGpuLuidKey, type);
+  if (!data || data->size() != sizeof(std::uint64_t)) return std::nullopt;
+  LUID luid{};  // stored as a LUID: LowPart, then HighPart
+  std::memcpy(&luid, data->data(), sizeof(luid));
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(luid.HighPart)) << 32) |
+         luid.LowPart;
+}
+
+std::vector<wchar_t> PresentDeviceIds() {
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    ULONG length = 0;
+    CONFIGRET cr = CM_Get_Device_ID_List_SizeW(&length, nullptr, CM_GETIDLIST_FILTER_PRESENT);
+    if (cr != CR_SUCCESS) {
+      throw std::runtime_error("CM_Get_Device_ID_List_Size failed: CONFIGRET " +
+                               std::to_string(cr));
+    }
+    std::vector<wchar_t> ids(length);
+    cr = CM_Get_Device_ID_ListW(nullptr, ids.data(), length, CM_GETIDLIST_FILTER_PRESENT);
+    if (cr == CR_SUCCESS) return ids;
+    if (cr != CR_BUFFER_SMALL) {
+      throw std::runtime_error("CM_Get_Device_ID_List failed: CONFIGRET " + std::to_string(cr));
+    }
+  }
+  throw std::runtime_error("CM_Get_Device_ID_List: the device list kept growing");
+}
+
+}  // namespace
+
+std::map<std::uint64_t, PnpFacts> PnpDevicesByLuid() {
+  std::map<std::uint64_t, PnpFacts> out;
+  const auto ids = PresentDeviceIds();
+  for (const wchar_t* id = ids.data(); id < ids.data() + ids.size() && *id;
+       id += std::wcslen(id) + 1) {
+    DEVINST node = 0;
+    if (CM_Locate_DevNodeW(&node, const_cast<wchar_t*>(id), CM_LOCATE_DEVNODE_NORMAL) !=
+        CR_SUCCESS) {
+      continue;  // left since the list was read
+    }
+    const auto luid = LuidProperty(node);
+    if (!luid) continue;
+    PnpFacts facts;
+    facts.instance_id = Utf8FromWide(id);
+    facts.location_paths = StringListProperty(node, DEVPKEY_Device_LocationPaths);
+    facts.driver_key = StringProperty(node, DEVPKEY_Device_Driver);
+    facts.description = StringProperty(node, DEVPKEY_Device_DeviceDesc);
+    facts.manufacturer = StringProperty(node, DEVPKEY_Device_Manufacturer);
+    out[*luid] = std::move(facts);
+  }
+  return out;
+}
+
+}  // namespace dxshim::devices::windows

@@ -1,0 +1,57 @@
+#include "devices/windows/windows_discovery.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "devices/windows/driver_store.h"
+#include "devices/windows/pnp_devices.h"
+#include "devices/windows/registry_runtime_files.h"
+#include "devices/windows_adapter.h"
+
+namespace dxshim::devices::windows {
+
+WindowsDiscoveryResult WindowsDiscovery::Discover() {
+  WindowsDiscoveryResult result;
+  const auto adapters = adapters_.Enumerate();
+  const auto pnp = PnpDevicesByLuid();
+  for (const auto& adapter : adapters) {
+    const auto name = "adapter " + FormatLuid(adapter.luid) +
+                      (adapter.description.empty() ? "" : " (" + adapter.description + ")");
+    if (const auto reason = SkipReason(adapter)) {
+      result.warnings.push_back("skipped " + name + ": " + *reason);
+      continue;
+    }
+    const auto node = pnp.find(adapter.luid);
+    if (node == pnp.end()) {
+      result.warnings.push_back("skipped " + name + ": no PnP device carries its GPU LUID");
+      continue;
+    }
+    try {
+      std::string driver_store;
+      RegistryRuntimeFiles files;
+      try {
+        driver_store = QueryDriverStorePath(adapter.luid);
+        if (IsContainerDriverStore(driver_store)) result.in_container = true;
+      } catch (const std::exception& e) {
+        result.warnings.push_back(name + ": no DriverStore folder, so no runtime files: " +
+                                  e.what());
+      }
+      if (!driver_store.empty() && !node->second.driver_key.empty()) {
+        files = ReadRegistryRuntimeFiles(node->second.driver_key);
+        for (const auto& refused : files.refused) {
+          result.warnings.push_back(name + ": refused registry value " + refused);
+        }
+      }
+      result.devices.push_back(MakeWindowsDevice(adapter, node->second, driver_store,
+                                                 std::move(files.system32),
+                                                 std::move(files.syswow64)));
+    } catch (const std::exception& e) {
+      result.warnings.push_back("skipped " + name + ": " + e.what());
+    }
+  }
+  std::sort(result.devices.begin(), result.devices.end(),
+            [](const Device& a, const Device& b) { return a.location_path < b.location_path; });
+  return result;
+}
+
+}  // namespace dxshim::devices::windows

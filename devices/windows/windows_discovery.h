@@ -1,0 +1,36 @@
+// Windows only: the node's GPUs, put together from DXCore (which adapters exist and what they
+// are), CfgMgr32 (their PnP device: id, location path, driver key), D3DKMT (DriverStore folder)
+// and the driver's CopyToVm* registry values (runtime files).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "devices/device.h"
+#include "devices/windows/dxcore_adapters.h"
+
+namespace dxshim::devices::windows {
+
+struct WindowsDiscoveryResult {
+  std::vector<Device> devices;        // sorted by location path; integrated/detachable included
+  std::vector<std::string> warnings;  // skipped adapters, refused registry values, ...
+  bool in_container = false;          // DriverStore paths are a container's HostDriverStore view
+};
+
+class WindowsDiscovery {
+ public:
+  // Throws std::runtime_error when DXCore is unavailable.
+  WindowsDiscovery() = default;
+
+  // A fresh enumeration. An adapter that cannot be described completely is left out with a
+  // warning naming it; a failed system call for the whole node throws std::runtime_error.
+  WindowsDiscoveryResult Discover();
+
+  // Cheap hot-plug check: true when the adapters changed since the last Discover().
+  bool Stale() const { return adapters_.Stale(); }
+
+ private:
+  DxCoreAdapters adapters_;
+};
+
+}  // namespace dxshim::devices::windows
