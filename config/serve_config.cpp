@@ -6,6 +6,8 @@
 #include <charconv>
 #include <functional>
 
+#include "config/extra_runtime_files_config.h"
+
 namespace dxshim::config {
 namespace {
 
@@ -15,6 +17,52 @@ struct Key {
   std::string name;
   Setter set;
 };
+
+unsigned ParseCount(std::string_view text) {
+  unsigned n = 0;
+  const auto* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, n);
+  if (ec != std::errc() || ptr != end || n < 1 || n > 1024) {
+    throw ConfigError("'" + std::string(text) + "' is not a number from 1 to 1024");
+  }
+  return n;
+}
+
+devices::Placement ParsePlacement(std::string_view text) {
+  if (text == "spread") return devices::Placement::kSpread;
+  if (text == "pack") return devices::Placement::kPack;
+  throw ConfigError("'" + std::string(text) + "' is not spread or pack");
+}
+
+// "a, b,c" -> {a, b, c}; each must be a Kubernetes namespace name.
+std::vector<std::string> SplitList(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    auto item = text.substr(start, comma - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    const bool valid = !item.empty() && item.size() <= 63 &&
+                       std::all_of(item.begin(), item.end(), [](char c) {
+                         return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+                       });
+    if (!valid) {
+      throw ConfigError("'" + std::string(item) + "' is not a namespace name (a-z, 0-9, '-')");
+    }
+    out.emplace_back(item);
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string ContainerPath(std::string_view text) {
+  if (!text.starts_with('/') || text.find("..") != std::string_view::npos) {
+    throw ConfigError("'" + std::string(text) + "' is not an absolute path without '..'");
+  }
+  return std::string(text);
+}
 
 const std::vector<Key>& KeyTable() {
   static const std::vector<Key> keys = {
@@ -27,6 +75,32 @@ const std::vector<Key>& KeyTable() {
        [](ServeConfig& c, std::string_view v) { c.shutdown_grace = ParseDuration(v); }},
       {"reconnect-backoff-max",
        [](ServeConfig& c, std::string_view v) { c.reconnect_backoff_max = ParseDuration(v); }},
+      {"device-source",
+       [](ServeConfig& c, std::string_view v) { c.device_source = std::string(v); }},
+      {"sysfs-root", [](ServeConfig& c, std::string_view v) { c.sysfs_root = std::string(v); }},
+      {"device-refresh",
+       [](ServeConfig& c, std::string_view v) { c.device_refresh = ParseDuration(v); }},
+      {"include-integrated",
+       [](ServeConfig& c, std::string_view v) { c.include_integrated = ParseBool(v); }},
+      {"include-detachable",
+       [](ServeConfig& c, std::string_view v) { c.include_detachable = ParseBool(v); }},
+      {"target", [](ServeConfig& c, std::string_view v) { c.target = ParseTarget(v); }},
+      {"max-containers-per-device",
+       [](ServeConfig& c, std::string_view v) {
+         c.policy.max_containers_per_device = ParseCount(v);
+       }},
+      {"placement",
+       [](ServeConfig& c, std::string_view v) { c.policy.placement = ParsePlacement(v); }},
+      {"allow-namespaces",
+       [](ServeConfig& c, std::string_view v) { c.policy.allow_namespaces = SplitList(v); }},
+      {"deny-namespaces",
+       [](ServeConfig& c, std::string_view v) { c.policy.deny_namespaces = SplitList(v); }},
+      {"narrow-class-devices",
+       [](ServeConfig& c, std::string_view v) { c.policy.narrow_class_devices = ParseBool(v); }},
+      {"linux-system32-path",
+       [](ServeConfig& c, std::string_view v) { c.linux_system32_path = ContainerPath(v); }},
+      {"linux-syswow64-path",
+       [](ServeConfig& c, std::string_view v) { c.linux_syswow64_path = ContainerPath(v); }},
   };
   return keys;
 }
@@ -87,11 +161,44 @@ void ApplyServeConfigFile(ServeConfig& config, const std::string& path) {
     where += " line " + std::to_string(entry.first.Mark().line + 1);
     if (!entry.first.IsScalar()) throw ConfigError(where + ": a key must be a plain string");
     const auto key = entry.first.as<std::string>();
+    if (key == "extra-runtime-files") {
+      config.extra_runtime_files = ParseExtraRuntimeFiles(entry.second, where);
+      continue;
+    }
+    if ((key == "allow-namespaces" || key == "deny-namespaces") && entry.second.IsSequence()) {
+      std::string joined;
+      for (const auto& item : entry.second) {
+        if (!item.IsScalar()) throw ConfigError(where + ": key '" + key + "': not a name list");
+        joined += (joined.empty() ? "" : ",") + item.as<std::string>();
+      }
+      auto& list = key == "allow-namespaces" ? config.policy.allow_namespaces
+                                             : config.policy.deny_namespaces;
+      if (joined.empty()) {
+        list.clear();
+      } else {
+        ApplyServeKey(config, key, joined, where);
+      }
+      continue;
+    }
     if (!entry.second.IsScalar()) {
       throw ConfigError(where + ": key '" + key + "' must have a single value");
     }
     ApplyServeKey(config, key, entry.second.as<std::string>(), where);
   }
+}
+
+bool ParseBool(std::string_view text) {
+  if (text == "true") return true;
+  if (text == "false") return false;
+  throw ConfigError("'" + std::string(text) + "' is not true or false");
+}
+
+const char* ToString(Target t) { return t == Target::kWindows ? "windows" : "linux"; }
+
+Target ParseTarget(std::string_view text) {
+  if (text == "windows") return Target::kWindows;
+  if (text == "linux") return Target::kLinux;
+  throw ConfigError("'" + std::string(text) + "' is not windows or linux");
 }
 
 std::uint32_t ParseSocketMode(std::string_view text) {

@@ -10,7 +10,16 @@
 #include <string_view>
 #include <vector>
 
+#include "devices/allocation_policy.h"
+#include "devices/vendor_runtime_files.h"
+
 namespace dxshim::config {
+
+// How devices are put into a container: Windows (vpci-location-path devices, file mounts into
+// C:\Windows\System32 and SysWOW64) or Linux (device nodes, file mounts into configured paths).
+enum class Target { kWindows, kLinux };
+const char* ToString(Target t);
+Target ParseTarget(std::string_view text);
 
 struct ServeConfig {
   std::string listen = "unix:///run/dxshim/dxshim.sock";
@@ -21,6 +30,26 @@ struct ServeConfig {
   std::chrono::milliseconds shutdown_grace{10000};
   // Upper bound of the reconnect backoff towards the runtime.
   std::chrono::milliseconds reconnect_backoff_max{2000};
+
+  // Devices: where they come from and which are handed out.
+  std::string device_source = "auto";  // auto, linux, windows, inventory:PATH
+  std::string sysfs_root = "/sys";
+  std::chrono::milliseconds device_refresh{10000};
+  bool include_integrated = false;
+  bool include_detachable = false;
+  // File only (a list of mappings): the operator's runtime files per vendor.
+  std::vector<devices::VendorRuntimeFiles> extra_runtime_files;
+
+  devices::AllocationPolicy policy;
+
+#ifdef _WIN32
+  Target target = Target::kWindows;
+#else
+  Target target = Target::kLinux;
+#endif
+  // Linux target: where a device's System32 / SysWOW64 runtime files appear in the container.
+  std::string linux_system32_path = "/usr/lib/dxshim";
+  std::string linux_syswow64_path = "/usr/lib32/dxshim";
 };
 
 // Any invalid configuration; the message names the source (file and line, or flag), the key and
@@ -37,12 +66,16 @@ const std::vector<std::string>& ServeKeys();
 void ApplyServeKey(ServeConfig& config, std::string_view key, std::string_view value,
                    std::string_view source);
 
-// Applies every key of a YAML mapping file on top of `config`.
+// Applies every key of a YAML mapping file on top of `config`. Scalar keys are the flags' names;
+// list-valued keys (allow-namespaces, deny-namespaces) also take a YAML list; the mapping-valued
+// extra-runtime-files exists only in files.
 void ApplyServeConfigFile(ServeConfig& config, const std::string& path);
 
 // "0660" or "660" (octal, at most 0777).
 std::uint32_t ParseSocketMode(std::string_view text);
 // "250ms", "10s", "2m"; a bare number means seconds.
 std::chrono::milliseconds ParseDuration(std::string_view text);
+// "true" or "false".
+bool ParseBool(std::string_view text);
 
 }  // namespace dxshim::config

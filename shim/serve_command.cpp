@@ -22,6 +22,19 @@ const char* Describe(const std::string& key) {
   if (key == "log-level") return "trace, debug, info, warn, error, critical or off";
   if (key == "shutdown-grace") return "time in-flight calls get to finish on SIGTERM (e.g. 10s)";
   if (key == "reconnect-backoff-max") return "longest wait between reconnects to the runtime";
+  if (key == "device-source") return "auto, linux, windows or inventory:PATH";
+  if (key == "sysfs-root") return "root of sysfs for the linux device source";
+  if (key == "device-refresh") return "how often the device source is checked for changes";
+  if (key == "include-integrated") return "hand out integrated GPUs too (true/false)";
+  if (key == "include-detachable") return "hand out detachable GPUs too (true/false)";
+  if (key == "target") return "windows or linux: how devices are put into containers";
+  if (key == "max-containers-per-device") return "shared containers per device (1 = exclusive)";
+  if (key == "placement") return "spread (least-loaded first) or pack (fill-first)";
+  if (key == "allow-namespaces") return "namespaces that may request GPUs (comma list; all)";
+  if (key == "deny-namespaces") return "namespaces that may not request GPUs (comma list)";
+  if (key == "narrow-class-devices") return "narrow a class/<GUID> device to one GPU";
+  if (key == "linux-system32-path") return "linux target: container dir for System32 files";
+  if (key == "linux-syswow64-path") return "linux target: container dir for SysWOW64 files";
   return "";
 }
 

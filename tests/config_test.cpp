@@ -58,6 +58,18 @@ TEST(ServeConfig, TheShippedExampleIsValidAndStatesTheDefaults) {
   EXPECT_EQ(c.log_level, defaults.log_level);
   EXPECT_EQ(c.shutdown_grace, defaults.shutdown_grace);
   EXPECT_EQ(c.reconnect_backoff_max, defaults.reconnect_backoff_max);
+  EXPECT_EQ(c.device_source, defaults.device_source);
+  EXPECT_EQ(c.device_refresh, defaults.device_refresh);
+  EXPECT_EQ(c.include_integrated, defaults.include_integrated);
+  EXPECT_EQ(c.include_detachable, defaults.include_detachable);
+  EXPECT_EQ(c.policy.max_containers_per_device, defaults.policy.max_containers_per_device);
+  EXPECT_EQ(c.policy.placement, defaults.policy.placement);
+  EXPECT_EQ(c.policy.allow_namespaces, defaults.policy.allow_namespaces);
+  EXPECT_EQ(c.policy.deny_namespaces, defaults.policy.deny_namespaces);
+  EXPECT_EQ(c.policy.narrow_class_devices, defaults.policy.narrow_class_devices);
+  EXPECT_EQ(c.linux_system32_path, defaults.linux_system32_path);
+  EXPECT_EQ(c.linux_syswow64_path, defaults.linux_syswow64_path);
+  EXPECT_EQ(c.extra_runtime_files, defaults.extra_runtime_files);
 }
 
 TEST(ServeConfig, EmptyFileKeepsDefaults) {
@@ -98,6 +110,88 @@ TEST(ServeConfig, FlagErrorsNameTheFlag) {
   auto msg = ErrorOf([&] { ApplyServeKey(c, "shutdown-grace", "soon", "--shutdown-grace"); });
   EXPECT_NE(msg.find("--shutdown-grace"), std::string::npos) << msg;
   EXPECT_NE(msg.find("'soon'"), std::string::npos) << msg;
+}
+
+TEST(ServeConfig, DeviceAndPolicyKeys) {
+  test::TempDir dir;
+  ServeConfig c;
+  ApplyServeConfigFile(c, WriteFile(dir, R"(device-source: inventory:/etc/dxshim/inventory.yaml
+device-refresh: 30s
+include-integrated: true
+target: windows
+max-containers-per-device: 4
+placement: pack
+allow-namespaces: [gpu-team, render]
+deny-namespaces: kube-system, default
+narrow-class-devices: true
+linux-system32-path: /opt/gpu/lib
+extra-runtime-files:
+  - vendor: NVIDIA
+    system32:
+      - {source: nvidia-smi.exe, destination: nvidia-smi.exe}
+      - {source: tools\nvtop.exe}
+  - vendor-id: "0x1002"
+    syswow64:
+      - {source: amdx32.dll, destination: amdx32.dll}
+)"));
+  EXPECT_EQ(c.device_source, "inventory:/etc/dxshim/inventory.yaml");
+  EXPECT_EQ(c.device_refresh, std::chrono::seconds(30));
+  EXPECT_TRUE(c.include_integrated);
+  EXPECT_FALSE(c.include_detachable);
+  EXPECT_EQ(c.target, Target::kWindows);
+  EXPECT_EQ(c.policy.max_containers_per_device, 4u);
+  EXPECT_EQ(c.policy.placement, devices::Placement::kPack);
+  EXPECT_EQ(c.policy.allow_namespaces, (std::vector<std::string>{"gpu-team", "render"}));
+  EXPECT_EQ(c.policy.deny_namespaces, (std::vector<std::string>{"kube-system", "default"}));
+  EXPECT_TRUE(c.policy.narrow_class_devices);
+  EXPECT_EQ(c.linux_system32_path, "/opt/gpu/lib");
+  ASSERT_EQ(c.extra_runtime_files.size(), 2u);
+  EXPECT_EQ(c.extra_runtime_files[0].vendor, "NVIDIA");
+  EXPECT_EQ(c.extra_runtime_files[0].system32,
+            (std::vector<devices::RuntimeFile>{{"nvidia-smi.exe", "nvidia-smi.exe"},
+                                               {"tools\\nvtop.exe", "nvtop.exe"}}));
+  EXPECT_EQ(c.extra_runtime_files[1].vendor_id, 0x1002);
+  EXPECT_EQ(c.extra_runtime_files[1].syswow64.size(), 1u);
+}
+
+TEST(ServeConfig, ExtraRuntimeFilesAreCheckedLikeRegistryData) {
+  test::TempDir dir;
+  ServeConfig c;
+  const auto error = [&](const std::string& body) {
+    return ErrorOf([&] { ApplyServeConfigFile(c, WriteFile(dir, "extra-runtime-files:\n" + body)); });
+  };
+  auto msg = error("  - vendor: NVIDIA\n    system32:\n      - {source: ..\\..\\SAM}\n");
+  EXPECT_NE(msg.find("line 4"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("extra-runtime-files[0].system32[0].source"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(".."), std::string::npos) << msg;
+  msg = error("  - vendor: NVIDIA\n    system32:\n      - {source: 'C:\\x.dll'}\n");
+  EXPECT_NE(msg.find("drive letter"), std::string::npos) << msg;
+  msg = error("  - vendor: NVIDIA\n    system32:\n      - {source: a.dll, destination: 'x\\y.dll'}\n");
+  EXPECT_NE(msg.find("system32[0].destination"), std::string::npos) << msg;
+  msg = error("  - vendor: NVIDIA\n    vendor-id: '0x10de'\n");
+  EXPECT_NE(msg.find("exactly one of vendor or vendor-id"), std::string::npos) << msg;
+  msg = error("  - vendor-id: nvidia\n");
+  EXPECT_NE(msg.find("not a PCI vendor id"), std::string::npos) << msg;
+  msg = error("  - vendor: NVIDIA\n    system64: []\n");
+  EXPECT_NE(msg.find("unknown key system64"), std::string::npos) << msg;
+  msg = error("  vendor: NVIDIA\n");
+  EXPECT_NE(msg.find("must be a list"), std::string::npos) << msg;
+}
+
+TEST(ServeConfig, PolicyValueErrors) {
+  ServeConfig c;
+  auto msg = ErrorOf([&] { ApplyServeKey(c, "max-containers-per-device", "0", "--x"); });
+  EXPECT_NE(msg.find("from 1 to 1024"), std::string::npos) << msg;
+  msg = ErrorOf([&] { ApplyServeKey(c, "placement", "random", "--placement"); });
+  EXPECT_NE(msg.find("spread or pack"), std::string::npos) << msg;
+  msg = ErrorOf([&] { ApplyServeKey(c, "allow-namespaces", "Team_A", "--allow-namespaces"); });
+  EXPECT_NE(msg.find("'Team_A' is not a namespace name"), std::string::npos) << msg;
+  msg = ErrorOf([&] { ApplyServeKey(c, "target", "macos", "--target"); });
+  EXPECT_NE(msg.find("windows or linux"), std::string::npos) << msg;
+  msg = ErrorOf([&] { ApplyServeKey(c, "include-integrated", "yes", "--include-integrated"); });
+  EXPECT_NE(msg.find("true or false"), std::string::npos) << msg;
+  msg = ErrorOf([&] { ApplyServeKey(c, "linux-system32-path", "lib/../x", "--l"); });
+  EXPECT_NE(msg.find("absolute path"), std::string::npos) << msg;
 }
 
 TEST(ServeConfig, Durations) {

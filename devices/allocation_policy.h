@@ -1,0 +1,29 @@
+// How dxshim shares devices between containers (from the operator's configuration).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace dxshim::devices {
+
+enum class Placement {
+  kSpread,  // least-loaded device first
+  kPack,    // most-loaded device that still has room first (keeps whole devices free)
+};
+
+struct AllocationPolicy {
+  // Shared containers a device may hold at once; 1 makes every request exclusive in effect.
+  unsigned max_containers_per_device = 1;
+  Placement placement = Placement::kSpread;
+  // Pod namespaces that may request GPUs: empty allow list = every namespace; the deny list
+  // wins over the allow list.
+  std::vector<std::string> allow_namespaces;
+  std::vector<std::string> deny_namespaces;
+  // A class/<GUID> or vpci-class-guid://<GUID> device kubelet already put in the config (all
+  // GPUs of a class) is narrowed to one device that dxshim allocates.
+  bool narrow_class_devices = false;
+};
+
+const char* ToString(Placement p);
+
+}  // namespace dxshim::devices

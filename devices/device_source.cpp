@@ -1,0 +1,136 @@
+#include "devices/device_source.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "devices/device_table.h"
+#include "devices/inventory_file.h"
+#include "devices/linux_discovery.h"
+
+namespace dxshim::devices {
+namespace {
+
+class InventoryFileSource : public DeviceSource {
+ public:
+  explicit InventoryFileSource(std::string path) : path_(std::move(path)) {}
+  std::string Name() const override { return "inventory " + path_; }
+  bool Changed() override {
+    std::error_code ec;
+    const auto time = std::filesystem::last_write_time(path_, ec);
+    const auto size = ec ? 0 : std::filesystem::file_size(path_, ec);
+    if (ec) return true;  // Load() will say what is wrong
+    const bool changed = !seen_ || time != time_ || size != size_;
+    return changed;
+  }
+  std::vector<Device> Load() override {
+    std::error_code ec;
+    time_ = std::filesystem::last_write_time(path_, ec);
+    size_ = ec ? 0 : std::filesystem::file_size(path_, ec);
+    seen_ = !ec;
+    return LoadInventoryFile(path_);
+  }
+
+ private:
+  std::string path_;
+  bool seen_ = false;
+  std::filesystem::file_time_type time_{};
+  std::uintmax_t size_ = 0;
+};
+
+class LinuxSource : public DeviceSource {
+ public:
+  explicit LinuxSource(std::string sysfs_root) : sysfs_root_(std::move(sysfs_root)) {}
+  std::string Name() const override { return "linux discovery (" + sysfs_root_ + ")"; }
+  bool Changed() override { return true; }  // a few sysfs reads: cheaper than tracking them
+  std::vector<Device> Load() override { return DiscoverLinux(sysfs_root_); }
+
+ private:
+  std::string sysfs_root_;
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceSource> MakeDeviceSource(const std::string& spec,
+                                               const std::string& sysfs_root) {
+  constexpr std::string_view kInventory = "inventory:";
+  if (spec.starts_with(kInventory) && spec.size() > kInventory.size()) {
+    return std::make_unique<InventoryFileSource>(spec.substr(kInventory.size()));
+  }
+  if (spec == "auto" || spec == "linux") return std::make_unique<LinuxSource>(sysfs_root);
+  if (spec == "windows") {
+    throw std::invalid_argument(
+        "device source 'windows': Windows discovery is part of the Windows build of dxshim "
+        "(on this platform use linux or inventory:PATH)");
+  }
+  throw std::invalid_argument("device source '" + spec +
+                              "' is not auto, linux, windows or inventory:PATH");
+}
+
+DeviceSnapshot::DeviceSnapshot(std::unique_ptr<DeviceSource> source, SnapshotOptions options)
+    : source_(std::move(source)), options_(std::move(options)) {
+  source_->Changed();
+  auto inventory = std::make_shared<Inventory>();
+  inventory->devices = Prepare(source_->Load());
+  inventory->generation = 1;
+  current_ = std::move(inventory);
+}
+
+DeviceSnapshot::~DeviceSnapshot() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::vector<Device> DeviceSnapshot::Prepare(std::vector<Device> devices) const {
+  auto usable =
+      SelectUsable(devices, options_.include_integrated, options_.include_detachable);
+  AddVendorRuntimeFiles(usable, options_.extra_runtime_files);
+  return usable;
+}
+
+std::shared_ptr<const Inventory> DeviceSnapshot::Current() const {
+  std::lock_guard lock(mutex_);
+  return current_;
+}
+
+bool DeviceSnapshot::Refresh() {
+  std::lock_guard refresh_lock(refresh_mutex_);
+  std::vector<Device> devices;
+  try {
+    if (!source_->Changed()) return false;
+    devices = Prepare(source_->Load());
+  } catch (const std::exception& e) {
+    spdlog::error("devices: {} could not be read, keeping the previous {} device(s): {}",
+                  source_->Name(), Current()->devices.size(), e.what());
+    return false;
+  }
+  const auto previous = Current();
+  if (devices == previous->devices) return false;
+  auto next = std::make_shared<Inventory>();
+  next->devices = std::move(devices);
+  next->generation = previous->generation + 1;
+  spdlog::info("devices: {} changed: {} -> {} device(s)", source_->Name(),
+               previous->devices.size(), next->devices.size());
+  std::lock_guard lock(mutex_);
+  current_ = std::move(next);
+  return true;
+}
+
+void DeviceSnapshot::StartBackgroundRefresh() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] {
+    std::unique_lock lock(mutex_);
+    while (!stop_cv_.wait_for(lock, options_.refresh_interval, [this] { return stopping_; })) {
+      lock.unlock();
+      Refresh();
+      lock.lock();
+    }
+  });
+}
+
+}  // namespace dxshim::devices

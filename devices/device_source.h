@@ -1,0 +1,78 @@
+// Where the shim's devices come from, and the snapshot of them it keeps: discovery never runs on
+// the CreateContainer path. A background thread asks the source whether anything changed (cheap:
+// a file's modification time, DXCore's IsStale) and only then loads it again.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "devices/device.h"
+#include "devices/vendor_runtime_files.h"
+
+namespace dxshim::devices {
+
+class DeviceSource {
+ public:
+  virtual ~DeviceSource() = default;
+  virtual std::string Name() const = 0;
+  // True when Load() could return something different from the last time it was called.
+  virtual bool Changed() = 0;
+  // Throws InventoryError / DiscoveryError / std::runtime_error when the source cannot be read.
+  virtual std::vector<Device> Load() = 0;
+};
+
+// "inventory:PATH", "linux" (with `sysfs_root`), "auto" (this platform's discovery); "windows"
+// only in the Windows build. Throws std::invalid_argument for anything else.
+std::unique_ptr<DeviceSource> MakeDeviceSource(const std::string& spec,
+                                               const std::string& sysfs_root = "/sys");
+
+struct SnapshotOptions {
+  bool include_integrated = false;
+  bool include_detachable = false;
+  std::vector<VendorRuntimeFiles> extra_runtime_files;
+  std::chrono::milliseconds refresh_interval{10000};
+};
+
+// The devices the shim hands out, as one immutable value: readers take a shared_ptr and keep a
+// consistent view for as long as they need it.
+struct Inventory {
+  std::vector<Device> devices;
+  std::uint64_t generation = 0;  // +1 for every change
+};
+
+class DeviceSnapshot {
+ public:
+  // Loads once, synchronously: an unreadable source at start-up throws (the operator sees the
+  // error at once instead of a shim that injects nothing).
+  DeviceSnapshot(std::unique_ptr<DeviceSource> source, SnapshotOptions options);
+  ~DeviceSnapshot();
+  DeviceSnapshot(const DeviceSnapshot&) = delete;
+  DeviceSnapshot& operator=(const DeviceSnapshot&) = delete;
+
+  std::shared_ptr<const Inventory> Current() const;
+  // Checks the source now; returns true when the snapshot changed. A source that fails keeps
+  // the previous snapshot (logged), so a half-written inventory file never empties the node.
+  bool Refresh();
+  // Refresh() every refresh_interval on a background thread until destruction.
+  void StartBackgroundRefresh();
+
+ private:
+  std::vector<Device> Prepare(std::vector<Device> devices) const;
+
+  std::unique_ptr<DeviceSource> source_;
+  SnapshotOptions options_;
+  mutable std::mutex mutex_;
+  std::shared_ptr<const Inventory> current_;
+  std::mutex refresh_mutex_;  // one Refresh() at a time
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace dxshim::devices
