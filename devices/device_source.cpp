@@ -8,6 +8,9 @@
 #include "devices/device_table.h"
 #include "devices/inventory_file.h"
 #include "devices/linux_discovery.h"
+#ifdef _WIN32
+#include "devices/windows/windows_device_source.h"
+#endif
 
 namespace dxshim::devices {
 namespace {
@@ -58,12 +61,17 @@ std::unique_ptr<DeviceSource> MakeDeviceSource(const std::string& spec,
   if (spec.starts_with(kInventory) && spec.size() > kInventory.size()) {
     return std::make_unique<InventoryFileSource>(spec.substr(kInventory.size()));
   }
+#ifdef _WIN32
+  if (spec == "auto" || spec == "windows") return std::make_unique<windows::WindowsDeviceSource>();
+  if (spec == "linux") return std::make_unique<LinuxSource>(sysfs_root);
+#else
   if (spec == "auto" || spec == "linux") return std::make_unique<LinuxSource>(sysfs_root);
   if (spec == "windows") {
     throw std::invalid_argument(
         "device source 'windows': Windows discovery is part of the Windows build of dxshim "
         "(on this platform use linux or inventory:PATH)");
   }
+#endif
   throw std::invalid_argument("device source '" + spec +
                               "' is not auto, linux, windows or inventory:PATH");
 }
@@ -73,6 +81,7 @@ DeviceSnapshot::DeviceSnapshot(std::unique_ptr<DeviceSource> source, SnapshotOpt
   source_->Changed();
   auto inventory = std::make_shared<Inventory>();
   inventory->devices = Prepare(source_->Load());
+  for (const auto& warning : source_->Warnings()) spdlog::warn("devices: {}", warning);
   inventory->generation = 1;
   current_ = std::move(inventory);
 }
@@ -109,6 +118,7 @@ bool DeviceSnapshot::Refresh() {
                   source_->Name(), Current()->devices.size(), e.what());
     return false;
   }
+  for (const auto& warning : source_->Warnings()) spdlog::warn("devices: {}", warning);
   const auto previous = Current();
   if (devices == previous->devices) return false;
   auto next = std::make_shared<Inventory>();

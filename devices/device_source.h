@@ -25,6 +25,8 @@ class DeviceSource {
   virtual bool Changed() = 0;
   // Throws InventoryError / DiscoveryError / std::runtime_error when the source cannot be read.
   virtual std::vector<Device> Load() = 0;
+  // What the last Load() left out and why (skipped adapters, refused registry values).
+  virtual std::vector<std::string> Warnings() const { return {}; }
 };
 
 // "inventory:PATH", "linux" (with `sysfs_root`), "auto" (this platform's discovery); "windows"

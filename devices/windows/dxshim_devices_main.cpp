@@ -14,7 +14,7 @@
 #include "devices/device_table.h"
 #include "devices/inventory_file.h"
 #include "devices/windows/registry_runtime_files.h"
-#include "devices/windows/windows_discovery.h"
+#include "devices/windows/windows_device_source.h"
 
 namespace {
 
@@ -43,21 +43,17 @@ int List(const std::vector<std::string>& args) {
     std::fprintf(stderr, "dxshim-devices: --output '%s' is not table or json\n", output.c_str());
     return 2;
   }
-  dxshim::devices::windows::WindowsDiscoveryResult result;
+  // The same source the shim's Windows build uses.
+  dxshim::devices::windows::WindowsDeviceSource source;
+  std::vector<dxshim::devices::Device> found;
   try {
-    dxshim::devices::windows::WindowsDiscovery discovery;
-    result = discovery.Discover();
+    found = source.Load();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dxshim-devices: discovery failed: %s\n", e.what());
     return 1;
   }
-  for (const auto& w : result.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-  if (result.in_container) {
-    std::fprintf(stderr,
-                 "warning: running inside a container: DriverStore paths are this container's "
-                 "HostDriverStore view, not host paths dxshim could mount\n");
-  }
-  const auto usable = dxshim::devices::SelectUsable(result.devices, integrated, detachable);
+  for (const auto& w : source.Warnings()) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  const auto usable = dxshim::devices::SelectUsable(found, integrated, detachable);
   const auto text = output == "json" ? dxshim::devices::WriteInventoryJson(usable)
                                      : dxshim::devices::FormatDeviceTable(usable);
   std::fputs(text.c_str(), stdout);
