@@ -5,7 +5,7 @@
 
 #include "devices/device_table.h"
 #include "devices/inventory_file.h"
-#include "devices/linux_discovery.h"
+#include "devices/device_source.h"
 
 namespace dxshim {
 
@@ -24,6 +24,9 @@ int RunDevices(int argc, char** argv) {
       "include-detachable", po::bool_switch(), "list detachable GPUs too");
   std::vector<devices::Device> found;
   std::string output;
+  std::unique_ptr<devices::DeviceSource> source;
+  bool include_integrated = false;
+  bool include_detachable = false;
   try {
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
@@ -36,28 +39,20 @@ int RunDevices(int argc, char** argv) {
     if (output != "table" && output != "yaml" && output != "json") {
       throw std::invalid_argument("--output '" + output + "' is not table, yaml or json");
     }
-    const auto source = vm["source"].as<std::string>();
-    constexpr std::string_view kInventory = "inventory:";
-    std::vector<devices::Device> all;
-    if (source.starts_with(kInventory) && source.size() > kInventory.size()) {
-      all = devices::LoadInventoryFile(source.substr(kInventory.size()));
-    } else if (source == "auto" || source == "linux") {
-      all = devices::DiscoverLinux(vm["sysfs-root"].as<std::string>());
-    } else if (source == "windows") {
-      throw std::invalid_argument(
-          "--source windows: Windows discovery is part of the Windows build of dxshim");
-    } else {
-      throw std::invalid_argument("--source '" + source +
-                                  "' is not auto, linux, windows or inventory:PATH");
-    }
-    found = devices::SelectUsable(all, vm["include-integrated"].as<bool>(),
-                                  vm["include-detachable"].as<bool>());
+    source = devices::MakeDeviceSource(vm["source"].as<std::string>(),
+                                       vm["sysfs-root"].as<std::string>());
+    include_integrated = vm["include-integrated"].as<bool>();
+    include_detachable = vm["include-detachable"].as<bool>();
   } catch (const std::exception& e) {
     std::cerr << "dxshim devices: " << e.what() << "\n";
-    // Usage errors exit 2; a source that could not be read (discovery failed) exits 1.
-    const bool discovery = dynamic_cast<const devices::InventoryError*>(&e) != nullptr ||
-                           dynamic_cast<const devices::DiscoveryError*>(&e) != nullptr;
-    return discovery ? 1 : 2;
+    return 2;  // usage
+  }
+  try {
+    found = devices::SelectUsable(source->Load(), include_integrated, include_detachable);
+    for (const auto& warning : source->Warnings()) std::cerr << "warning: " << warning << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "dxshim devices: " << e.what() << "\n";
+    return 1;  // the source could not be read: discovery failed
   }
   if (output == "yaml") {
     std::cout << devices::WriteInventoryYaml(found);

@@ -74,7 +74,7 @@ TEST(DevicesCli, FailuresExitNonZeroWithTheReason) {
   EXPECT_NE(r.output.find("--output 'xml'"), std::string::npos) << r.output;
   r = Devices(dir, {"--source", "magic"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.output.find("--source 'magic' is not auto, linux, windows"), std::string::npos)
+  EXPECT_NE(r.output.find("device source 'magic' is not auto, linux, windows"), std::string::npos)
       << r.output;
   r = Devices(dir, {"--source", "windows"});
   EXPECT_EQ(r.code, 2);
