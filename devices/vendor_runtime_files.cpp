@@ -1,11 +1,8 @@
 #include "devices/vendor_runtime_files.h"
 
-#include "devices/allocation_policy.h"
 #include "devices/runtime_files.h"
 
 namespace dxshim::devices {
-
-const char* ToString(Placement p) { return p == Placement::kSpread ? "spread" : "pack"; }
 
 bool Matches(const VendorRuntimeFiles& extra, const Device& device) {
   if (extra.vendor_id != 0) return extra.vendor_id == device.vendor_id;

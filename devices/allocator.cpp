@@ -1,0 +1,347 @@
+#include "devices/allocator.h"
+
+#include <algorithm>
+
+#include "devices/runtime_files.h"
+
+namespace dxshim::devices {
+namespace {
+
+std::string Lower(std::string s) {
+  for (auto& c : s) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+  return s;
+}
+
+bool Fits(const Device& d, const DeviceRequest& r) {
+  if (!d.present) return false;
+  if (r.device_class && d.device_class != *r.device_class) return false;
+  if (!r.vendor.empty() && Lower(d.vendor) != r.vendor) return false;
+  if (r.vendor_id && d.vendor_id != r.vendor_id) return false;
+  if (d.dedicated_memory < r.min_memory) return false;
+  for (const auto& file : r.required_files) {
+    const bool has = std::any_of(d.system32.begin(), d.system32.end(), [&](const RuntimeFile& f) {
+      return EqualsIgnoreCase(f.destination, file);
+    });
+    if (!has) return false;
+  }
+  if (!r.pins.empty()) {
+    const bool pinned = std::any_of(r.pins.begin(), r.pins.end(),
+                                    [&](const std::string& pin) { return PinMatches(pin, d); });
+    if (!pinned) return false;
+  }
+  return true;
+}
+
+std::string Name(const Device& d) { return d.description + " [" + d.location_path + "]"; }
+
+std::string NodeSummary(const Inventory& inventory) {
+  if (inventory.devices.empty()) return "this node has no GPU in dxshim's inventory";
+  std::string out = "this node has: ";
+  for (std::size_t i = 0; i < inventory.devices.size(); ++i) {
+    const auto& d = inventory.devices[i];
+    out += (i ? "; " : "") + d.description + " (" + Lower(d.vendor) + ", " +
+           ToString(d.device_class) + ", " + std::to_string(d.dedicated_memory >> 20) + "Mi)";
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* ToString(Placement p) { return p == Placement::kSpread ? "spread" : "pack"; }
+
+Allocator::Allocator(AllocationPolicy policy) : policy_(std::move(policy)) {}
+
+std::map<std::string, DeviceUsage> Allocator::UsageLocked() const {
+  std::map<std::string, DeviceUsage> usage;
+  for (const auto& [sandbox, hold] : holds_) {
+    for (const auto& id : hold.device_ids) {
+      auto& u = usage[id];
+      ++u.pods;
+      u.exclusive = u.exclusive || hold.exclusive;
+    }
+  }
+  return usage;
+}
+
+std::map<std::string, DeviceUsage> Allocator::Usage() const {
+  std::lock_guard lock(mutex_);
+  return UsageLocked();
+}
+
+std::vector<Device> Allocator::Choose(const Inventory& inventory, const DeviceRequest& request,
+                                      std::string& explanation) const {
+  std::vector<const Device*> matches;
+  for (const auto& d : inventory.devices) {
+    if (Fits(d, request)) matches.push_back(&d);
+  }
+  const auto asked = "request (" + Describe(request) + ")";
+  if (matches.empty()) {
+    throw AllocationError(AllocationError::Kind::kImpossible,
+                          "no GPU matches the " + asked + "; " + NodeSummary(inventory));
+  }
+  // Devices of one vendor and one DriverStore folder form a group: a container never gets two
+  // groups, whose runtime files would collide (two OpenCL.dll, two vulkan-1.dll).
+  std::vector<std::vector<const Device*>> groups;
+  std::vector<std::string> keys;
+  for (const auto* d : matches) {
+    const auto key = Lower(d->vendor) + "|" + Lower(d->driver_store);
+    const auto it = std::find(keys.begin(), keys.end(), key);
+    if (it == keys.end()) {
+      keys.push_back(key);
+      groups.push_back({d});
+    } else {
+      groups[static_cast<std::size_t>(it - keys.begin())].push_back(d);
+    }
+  }
+  const bool any_group_big_enough = std::any_of(
+      groups.begin(), groups.end(), [&](const auto& g) { return g.size() >= request.count; });
+  if (!any_group_big_enough) {
+    throw AllocationError(
+        AllocationError::Kind::kImpossible,
+        matches.size() < request.count
+            ? "only " + std::to_string(matches.size()) + " GPU(s) match the " + asked
+            : std::to_string(matches.size()) + " GPUs match the " + asked + " but no " +
+                  std::to_string(request.count) +
+                  " of them share one vendor and driver; dxshim never mixes them in a container "
+                  "(their runtime files collide)");
+  }
+  const auto usage = UsageLocked();
+  const auto pods = [&](const Device* d) {
+    const auto it = usage.find(d->id);
+    return it == usage.end() ? DeviceUsage{} : it->second;
+  };
+  const auto has_room = [&](const Device* d) {
+    const auto u = pods(d);
+    if (request.exclusive) return u.pods == 0;
+    return !u.exclusive && u.pods < policy_.max_containers_per_device;
+  };
+  const bool spread = policy_.placement == Placement::kSpread;
+  std::vector<const Device*> best;
+  long best_score = 0;
+  for (const auto& group : groups) {
+    std::vector<const Device*> room;
+    std::copy_if(group.begin(), group.end(), std::back_inserter(room), has_room);
+    if (room.size() < request.count) continue;
+    std::stable_sort(room.begin(), room.end(), [&](const Device* a, const Device* b) {
+      return spread ? pods(a).pods < pods(b).pods : pods(a).pods > pods(b).pods;
+    });
+    room.resize(request.count);
+    long score = 0;
+    for (const auto* d : room) score += pods(d).pods;
+    if (best.empty() || (spread ? score < best_score : score > best_score)) {
+      best = room;
+      best_score = score;
+    }
+  }
+  if (best.empty()) {
+    std::string busy;
+    for (const auto* d : matches) {
+      const auto u = pods(d);
+      busy += (busy.empty() ? "" : "; ") + Name(*d) + " " + std::to_string(u.pods) + "/" +
+              std::to_string(policy_.max_containers_per_device) + " pods" +
+              (u.exclusive ? " (exclusive)" : "");
+    }
+    throw AllocationError(AllocationError::Kind::kExhausted,
+                          "all " + std::to_string(matches.size()) + " GPU(s) matching the " +
+                              asked + " are in use: " + busy);
+  }
+  explanation = Describe(request) + " -> ";
+  std::vector<Device> chosen;
+  for (std::size_t i = 0; i < best.size(); ++i) {
+    explanation += (i ? ", " : "") + Name(*best[i]) + " (" + std::to_string(pods(best[i]).pods) +
+                   "/" + std::to_string(policy_.max_containers_per_device) + " pods before)";
+    chosen.push_back(*best[i]);
+  }
+  explanation += "; " + std::string(ToString(policy_.placement)) + " over " +
+                 std::to_string(matches.size()) + " matching GPU(s)";
+  return chosen;
+}
+
+Reservation Allocator::Reserve(const Inventory& inventory, const DeviceRequest& request,
+                               const std::string& sandbox_id) {
+  std::lock_guard lock(mutex_);
+  Reservation r;
+  auto held = holds_.find(sandbox_id);
+  if (held != holds_.end()) {
+    // Another container of the same pod: the pod's devices, counted once.
+    for (const auto& id : held->second.device_ids) {
+      const auto it = std::find_if(inventory.devices.begin(), inventory.devices.end(),
+                                   [&](const Device& d) { return d.id == id; });
+      if (it == inventory.devices.end()) {
+        throw AllocationError(AllocationError::Kind::kImpossible,
+                              "GPU " + id + " held by this pod is no longer on the node");
+      }
+      r.devices.push_back(*it);
+    }
+    r.exclusive = held->second.exclusive;
+    r.explanation = "the pod's GPUs: ";
+    for (std::size_t i = 0; i < r.devices.size(); ++i) {
+      r.explanation += (i ? ", " : "") + Name(r.devices[i]);
+    }
+    ++held->second.pending;
+  } else {
+    r.devices = Choose(inventory, request, r.explanation);
+    r.exclusive = request.exclusive;
+    auto& hold = holds_[sandbox_id];
+    for (const auto& d : r.devices) hold.device_ids.push_back(d.id);
+    hold.exclusive = request.exclusive;
+    hold.pending = 1;
+  }
+  r.id = next_reservation_++;
+  reservations_[r.id] = sandbox_id;
+  return r;
+}
+
+Reservation Allocator::ReserveAssigned(const std::vector<Device>& devices,
+                                       const std::string& sandbox_id) {
+  std::lock_guard lock(mutex_);
+  Reservation r;
+  r.devices = devices;
+  auto& hold = holds_[sandbox_id];
+  for (const auto& d : devices) {
+    if (std::find(hold.device_ids.begin(), hold.device_ids.end(), d.id) == hold.device_ids.end()) {
+      hold.device_ids.push_back(d.id);
+    }
+    r.explanation += (r.explanation.empty() ? "assigned by kubelet: " : ", ") + Name(d);
+  }
+  ++hold.pending;
+  r.id = next_reservation_++;
+  reservations_[r.id] = sandbox_id;
+  return r;
+}
+
+void Allocator::ApplyCommit(const std::string& sandbox, const std::string& container,
+                            const std::vector<std::string>& ids, bool exclusive) {
+  auto& hold = holds_[sandbox];
+  if (hold.device_ids.empty()) {
+    hold.device_ids = ids;
+    hold.exclusive = exclusive;
+  }
+  hold.containers.insert(container);
+  container_sandbox_[container] = sandbox;
+}
+
+void Allocator::Commit(std::uint64_t reservation, const std::string& container_id) {
+  std::lock_guard lock(mutex_);
+  const auto it = reservations_.find(reservation);
+  if (it == reservations_.end()) return;
+  const auto sandbox = it->second;
+  reservations_.erase(it);
+  auto held = holds_.find(sandbox);
+  if (held == holds_.end()) return;  // the pod was removed meanwhile
+  if (held->second.pending > 0) --held->second.pending;
+  ApplyCommit(sandbox, container_id, held->second.device_ids, held->second.exclusive);
+  if (resyncing_) {
+    journal_.push_back({JournalEntry::Type::kCommit, container_id, sandbox,
+                        held->second.device_ids, held->second.exclusive});
+  }
+}
+
+void Allocator::DropIfEmpty(const std::string& sandbox_id) {
+  const auto it = holds_.find(sandbox_id);
+  if (it != holds_.end() && it->second.containers.empty() && it->second.pending == 0) {
+    holds_.erase(it);
+  }
+}
+
+void Allocator::Release(std::uint64_t reservation) {
+  std::lock_guard lock(mutex_);
+  const auto it = reservations_.find(reservation);
+  if (it == reservations_.end()) return;
+  const auto sandbox = it->second;
+  reservations_.erase(it);
+  const auto held = holds_.find(sandbox);
+  if (held == holds_.end()) return;
+  if (held->second.pending > 0) --held->second.pending;
+  DropIfEmpty(sandbox);
+}
+
+void Allocator::ApplyContainerGone(const std::string& container_id) {
+  const auto it = container_sandbox_.find(container_id);
+  if (it == container_sandbox_.end()) return;
+  const auto sandbox = it->second;
+  container_sandbox_.erase(it);
+  const auto held = holds_.find(sandbox);
+  if (held == holds_.end()) return;
+  held->second.containers.erase(container_id);
+  DropIfEmpty(sandbox);
+}
+
+void Allocator::ContainerGone(const std::string& container_id) {
+  std::lock_guard lock(mutex_);
+  ApplyContainerGone(container_id);
+  if (resyncing_) journal_.push_back({JournalEntry::Type::kContainerGone, container_id, {}, {}});
+}
+
+void Allocator::ApplySandboxGone(const std::string& sandbox_id) {
+  const auto held = holds_.find(sandbox_id);
+  if (held == holds_.end()) return;
+  for (const auto& c : held->second.containers) container_sandbox_.erase(c);
+  if (held->second.pending > 0) {
+    held->second.containers.clear();  // a CreateContainer in flight still releases or commits
+  } else {
+    holds_.erase(held);
+  }
+}
+
+void Allocator::SandboxGone(const std::string& sandbox_id) {
+  std::lock_guard lock(mutex_);
+  ApplySandboxGone(sandbox_id);
+  if (resyncing_) journal_.push_back({JournalEntry::Type::kSandboxGone, {}, sandbox_id, {}});
+}
+
+void Allocator::BeginResync() {
+  std::lock_guard lock(mutex_);
+  resyncing_ = true;
+  journal_.clear();
+}
+
+void Allocator::FinishResync(const std::vector<RecordedContainer>& live) {
+  std::lock_guard lock(mutex_);
+  std::map<std::string, Hold> rebuilt;
+  std::map<std::string, std::string> containers;
+  for (const auto& c : live) {
+    auto& hold = rebuilt[c.sandbox_id];
+    if (hold.device_ids.empty()) {
+      hold.device_ids = c.device_ids;
+      hold.exclusive = c.exclusive;
+    }
+    hold.containers.insert(c.container_id);
+    containers[c.container_id] = c.sandbox_id;
+  }
+  // Reservations in flight survive: their CreateContainer has not answered yet.
+  for (const auto& [sandbox, hold] : holds_) {
+    if (hold.pending == 0) continue;
+    auto& target = rebuilt[sandbox];
+    if (target.device_ids.empty()) {
+      target.device_ids = hold.device_ids;
+      target.exclusive = hold.exclusive;
+    }
+    target.pending = hold.pending;
+  }
+  holds_ = std::move(rebuilt);
+  container_sandbox_ = std::move(containers);
+  for (const auto& e : journal_) {
+    switch (e.type) {
+      case JournalEntry::Type::kCommit:
+        ApplyCommit(e.sandbox_id, e.container_id, e.device_ids, e.exclusive);
+        break;
+      case JournalEntry::Type::kContainerGone:
+        ApplyContainerGone(e.container_id);
+        break;
+      case JournalEntry::Type::kSandboxGone:
+        ApplySandboxGone(e.sandbox_id);
+        break;
+    }
+  }
+  journal_.clear();
+  resyncing_ = false;
+  synced_ = true;
+}
+
+bool Allocator::synced() const {
+  std::lock_guard lock(mutex_);
+  return synced_;
+}
+
+}  // namespace dxshim::devices

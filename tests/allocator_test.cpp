@@ -1,0 +1,208 @@
+// Allocation policy: matching, vendor/driver groups, sharing limits, placement, the pod as the
+// unit, and the ledger's resync. Devices come from the example inventories (no GPU here).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "devices/allocator.h"
+#include "devices/inventory_file.h"
+
+namespace dxshim::devices {
+namespace {
+
+const std::string kExamples = DXSHIM_SOURCE_DIR "/deploy/examples/inventories/";
+
+Inventory Load(const std::string& name) {
+  Inventory inv;
+  inv.devices = LoadInventoryFile(kExamples + name);
+  inv.generation = 1;
+  return inv;
+}
+
+DeviceRequest Request(const std::map<std::string, std::string>& annotations) {
+  return *ParseDeviceRequest(annotations);
+}
+
+AllocationError::Kind KindOf(const std::function<void()>& f, std::string* message = nullptr) {
+  try {
+    f();
+  } catch (const AllocationError& e) {
+    if (message) *message = e.what();
+    return e.kind();
+  }
+  ADD_FAILURE() << "no AllocationError";
+  return AllocationError::Kind::kImpossible;
+}
+
+AllocationPolicy Policy(unsigned max, Placement placement = Placement::kSpread) {
+  AllocationPolicy p;
+  p.max_containers_per_device = max;
+  p.placement = placement;
+  return p;
+}
+
+std::vector<std::string> Ids(const Reservation& r) {
+  std::vector<std::string> out;
+  for (const auto& d : r.devices) out.push_back(d.id);
+  return out;
+}
+
+TEST(Allocator, MatchesVendorClassMemoryAndFiles) {
+  const auto node = Load("hetero-node.yaml");
+  Allocator a(Policy(4));
+  auto r = a.Reserve(node, Request({{"dxshim.io/vendor", "amd"}}), "pod-amd");
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(r.devices[0].vendor, "AMD");
+  r = a.Reserve(node, Request({{"dxshim.io/requires", "cuda"}}), "pod-cuda");
+  EXPECT_EQ(r.devices[0].vendor, "NVIDIA");
+  std::string msg;
+  EXPECT_EQ(KindOf([&] { a.Reserve(node, Request({{"dxshim.io/min-memory", "1Ti"}}), "p"); },
+                   &msg),
+            AllocationError::Kind::kImpossible);
+  EXPECT_NE(msg.find("no GPU matches the request (gpu=1 min-memory=1048576Mi shared)"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("this node has: "), std::string::npos) << msg;
+  EXPECT_EQ(KindOf([&] { a.Reserve(node, Request({{"dxshim.io/class", "compute"}}), "p"); }),
+            AllocationError::Kind::kImpossible);
+}
+
+TEST(Allocator, NeverMixesVendorsOrDrivers) {
+  const auto node = Load("hetero-node.yaml");  // 2 NVIDIA T4 + 1 AMD
+  Allocator a(Policy(1));
+  const auto r = a.Reserve(node, Request({{"dxshim.io/gpu", "2"}}), "pod-1");
+  ASSERT_EQ(r.devices.size(), 2u);
+  EXPECT_EQ(r.devices[0].vendor, r.devices[1].vendor);
+  std::string msg;
+  EXPECT_EQ(KindOf([&] { a.Reserve(node, Request({{"dxshim.io/gpu", "3"}}), "pod-2"); }, &msg),
+            AllocationError::Kind::kImpossible);
+  EXPECT_NE(msg.find("no 3 of them share one vendor and driver"), std::string::npos) << msg;
+  EXPECT_EQ(KindOf([&] { a.Reserve(node, Request({{"dxshim.io/gpu", "4"}}), "pod-2"); }, &msg),
+            AllocationError::Kind::kImpossible);
+  EXPECT_NE(msg.find("only 3 GPU(s) match"), std::string::npos) << msg;
+}
+
+TEST(Allocator, SharingLimitExclusiveAndRelease) {
+  const auto node = Load("nvidia-t4.yaml");
+  Allocator a(Policy(2));
+  const auto r1 = a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-1");
+  const auto r2 = a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-2");
+  std::string msg;
+  EXPECT_EQ(KindOf([&] { a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-3"); }, &msg),
+            AllocationError::Kind::kExhausted);
+  EXPECT_NE(msg.find("are in use: NVIDIA Tesla T4 [PCIROOT(0)#PCI(1E00)] 2/2 pods"),
+            std::string::npos)
+      << msg;
+  a.Commit(r1.id, "c1");
+  a.Release(r2.id);  // pod-2's CreateContainer failed upstream: its share is free again
+  EXPECT_EQ(a.Usage().at(r1.devices[0].id).pods, 1u);
+  EXPECT_EQ(KindOf([&] {
+              a.Reserve(node, Request({{"dxshim.io/sharing", "exclusive"}}), "pod-4");
+            }),
+            AllocationError::Kind::kExhausted);
+  a.ContainerGone("c1");
+  EXPECT_TRUE(a.Usage().empty());
+  const auto ex = a.Reserve(node, Request({{"dxshim.io/sharing", "exclusive"}}), "pod-4");
+  a.Commit(ex.id, "c4");
+  EXPECT_EQ(KindOf([&] { a.Reserve(node, Request({{"dxshim.io/sharing", "shared"}}), "pod-5"); }),
+            AllocationError::Kind::kExhausted);  // shared requests stay off exclusive devices
+  a.SandboxGone("pod-4");
+  EXPECT_NO_THROW(a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-5"));
+}
+
+TEST(Allocator, APodsContainersShareItsDevicesAndCountOnce) {
+  const auto node = Load("hetero-node.yaml");
+  Allocator a(Policy(1));
+  const auto init = a.Reserve(node, Request({{"dxshim.io/vendor", "nvidia"}}), "pod-1");
+  a.Commit(init.id, "init");
+  const auto app = a.Reserve(node, Request({{"dxshim.io/vendor", "nvidia"}}), "pod-1");
+  a.Commit(app.id, "app");
+  EXPECT_EQ(Ids(init), Ids(app));
+  EXPECT_EQ(a.Usage().at(init.devices[0].id).pods, 1u);
+  a.ContainerGone("init");
+  EXPECT_EQ(a.Usage().at(init.devices[0].id).pods, 1u);  // app still holds it
+  a.ContainerGone("app");
+  EXPECT_TRUE(a.Usage().empty());
+}
+
+TEST(Allocator, SpreadAndPackPlacement) {
+  const auto node = Load("hetero-node.yaml");  // T4 #0, T4 #1 (same driver), AMD
+  const auto nvidia = Request({{"dxshim.io/vendor", "nvidia"}});
+  Allocator spread(Policy(4, Placement::kSpread));
+  const auto s1 = spread.Reserve(node, nvidia, "p1");
+  const auto s2 = spread.Reserve(node, nvidia, "p2");
+  const auto s3 = spread.Reserve(node, nvidia, "p3");
+  EXPECT_EQ(s1.devices[0].id, node.devices[0].id);  // ties: inventory order
+  EXPECT_EQ(s2.devices[0].id, node.devices[1].id);  // least loaded
+  EXPECT_EQ(s3.devices[0].id, node.devices[0].id);
+  Allocator pack(Policy(2, Placement::kPack));
+  EXPECT_EQ(pack.Reserve(node, nvidia, "p1").devices[0].id, node.devices[0].id);
+  EXPECT_EQ(pack.Reserve(node, nvidia, "p2").devices[0].id, node.devices[0].id);  // fill first
+  EXPECT_EQ(pack.Reserve(node, nvidia, "p3").devices[0].id, node.devices[1].id);  // then next
+  EXPECT_NE(s1.explanation.find("-> "), std::string::npos);
+  EXPECT_NE(s2.explanation.find("(0/4 pods before); spread over 2 matching GPU(s)"),
+            std::string::npos)
+      << s2.explanation;
+}
+
+TEST(Allocator, PinsRestrictTheChoice) {
+  const auto node = Load("hetero-node.yaml");
+  Allocator a(Policy(1));
+  const auto r = a.Reserve(node, Request({{"dxshim.io/device", node.devices[1].location_path}}),
+                           "p1");
+  EXPECT_EQ(r.devices[0].id, node.devices[1].id);
+  EXPECT_EQ(KindOf([&] {
+              a.Reserve(node, Request({{"dxshim.io/device", node.devices[1].id}}), "p2");
+            }),
+            AllocationError::Kind::kExhausted);
+}
+
+TEST(Allocator, ResyncRebuildsKeepsInFlightAndReplaysWhatHappenedMeanwhile) {
+  const auto node = Load("hetero-node.yaml");
+  const auto t4a = node.devices[0].id;
+  const auto t4b = node.devices[1].id;
+  Allocator a(Policy(1));
+  EXPECT_FALSE(a.synced());
+  const auto pending = a.Reserve(node, Request({{"dxshim.io/device", t4a}}), "pod-pending");
+  a.BeginResync();
+  // Meanwhile: a container commits, one known to the listing goes away.
+  a.Commit(pending.id, "c-pending");
+  a.ContainerGone("c-old");
+  a.FinishResync({{"c-old", "pod-old", {t4b}, false}, {"c-amd", "pod-amd", {"gone-device"}, true}});
+  EXPECT_TRUE(a.synced());
+  const auto usage = a.Usage();
+  EXPECT_EQ(usage.at(t4a).pods, 1u);       // committed during the resync
+  EXPECT_EQ(usage.count(t4b), 0u);         // its container went away during the resync
+  EXPECT_TRUE(usage.at("gone-device").exclusive);
+  a.ContainerGone("c-pending");
+  a.ContainerGone("c-amd");
+  EXPECT_TRUE(a.Usage().empty());
+}
+
+TEST(Allocator, ConcurrentReservationsNeverOverAllocate) {
+  const auto node = Load("hetero-node.yaml");  // 2 T4: 2 pods each = 4 slots
+  Allocator a(Policy(2));
+  std::atomic<int> granted{0};
+  std::atomic<int> exhausted{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 32; ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        const auto r = a.Reserve(node, Request({{"dxshim.io/vendor", "nvidia"}}),
+                                 "pod-" + std::to_string(i));
+        a.Commit(r.id, "c-" + std::to_string(i));
+        ++granted;
+      } catch (const AllocationError& e) {
+        if (e.kind() == AllocationError::Kind::kExhausted) ++exhausted;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(granted.load(), 4);
+  EXPECT_EQ(exhausted.load(), 28);
+  for (const auto& [id, u] : a.Usage()) EXPECT_EQ(u.pods, 2u) << id;
+}
+
+}  // namespace
+}  // namespace dxshim::devices

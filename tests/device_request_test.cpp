@@ -1,0 +1,109 @@
+// The dxshim.io/ annotation grammar.
+#include <gtest/gtest.h>
+
+#include "devices/device_request.h"
+
+namespace dxshim::devices {
+namespace {
+
+using Annotations = std::map<std::string, std::string>;
+
+std::string ErrorOf(const Annotations& a) {
+  try {
+    ParseDeviceRequest(a);
+  } catch (const RequestError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(DeviceRequest, NoDxshimAnnotationMeansNoRequest) {
+  EXPECT_FALSE(ParseDeviceRequest({}).has_value());
+  EXPECT_FALSE(ParseDeviceRequest({{"dxshim.io", "1"}, {"example.com/gpu", "1"},
+                                   {"dxshim.iox/gpu", "1"}})
+                   .has_value());
+}
+
+TEST(DeviceRequest, EveryKey) {
+  const auto r = ParseDeviceRequest({{"dxshim.io/gpu", "2"},
+                                     {"dxshim.io/class", "Display"},
+                                     {"dxshim.io/vendor", "NVIDIA"},
+                                     {"dxshim.io/min-memory", "8Gi"},
+                                     {"dxshim.io/requires", "cuda, nvml.dll,OpenCL"},
+                                     {"dxshim.io/sharing", "exclusive"},
+                                     {"dxshim.io/containers", "app,init-setup"},
+                                     {"other", "x"}});
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->count, 2u);
+  EXPECT_EQ(r->device_class, DeviceClass::kDisplay);
+  EXPECT_EQ(r->vendor, "nvidia");
+  EXPECT_EQ(r->min_memory, 8ull << 30);
+  EXPECT_EQ(r->required_files, (std::vector<std::string>{"nvcuda.dll", "nvml.dll", "OpenCL.dll"}));
+  EXPECT_TRUE(r->exclusive);
+  EXPECT_EQ(r->containers, (std::vector<std::string>{"app", "init-setup"}));
+  EXPECT_TRUE(AppliesTo(*r, "init-setup"));
+  EXPECT_FALSE(AppliesTo(*r, "sidecar"));
+  EXPECT_EQ(Describe(*r),
+            "gpu=2 class=display vendor=nvidia min-memory=8192Mi "
+            "requires=nvcuda.dll,nvml.dll,OpenCL.dll exclusive");
+}
+
+TEST(DeviceRequest, DefaultsAndPins) {
+  auto r = ParseDeviceRequest({{"dxshim.io/class", "compute"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->count, 1u);
+  EXPECT_FALSE(r->exclusive);
+  EXPECT_TRUE(AppliesTo(*r, "anything"));
+  r = ParseDeviceRequest({{"dxshim.io/device", "PCIROOT(0)#PCI(1E00), 0x00000000:0x0000d1a7"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->count, 2u);  // one per pin unless gpu says otherwise
+  r = ParseDeviceRequest({{"dxshim.io/device", "a,b,c"}, {"dxshim.io/gpu", "1"}});
+  EXPECT_EQ(r->count, 1u);
+  r = ParseDeviceRequest({{"dxshim.io/vendor", "0x10DE"}});
+  EXPECT_EQ(r->vendor_id, 0x10de);
+}
+
+TEST(DeviceRequest, PinsMatchIdLuidOrLocationPath) {
+  Device d;
+  d.id = "PCI\\VEN_10DE&DEV_1EB8\\3&2411E6FE&1&F0";
+  d.luid = 0x1'0000d1a7ull;
+  d.location_path = "PCIROOT(0)#PCI(1E00)";
+  EXPECT_TRUE(PinMatches("pci\\ven_10de&dev_1eb8\\3&2411e6fe&1&f0", d));
+  EXPECT_TRUE(PinMatches("pciroot(0)#pci(1e00)", d));
+  EXPECT_TRUE(PinMatches("0x00000001:0x0000d1a7", d));
+  EXPECT_TRUE(PinMatches("0x10000d1a7", d));
+  EXPECT_FALSE(PinMatches("0x0000d1a7", d));
+  EXPECT_FALSE(PinMatches("PCIROOT(0)#PCI(1F00)", d));
+}
+
+TEST(DeviceRequest, ErrorsNameTheAnnotationAndTheProblem) {
+  struct Case {
+    Annotations annotations;
+    std::string expected;
+  } cases[] = {
+      {{{"dxshim.io/gpus", "1"}}, "annotation dxshim.io/gpus: unknown dxshim.io/ key"},
+      {{{"dxshim.io/gpu", "0"}}, "dxshim.io/gpu='0': not a GPU count from 1 to 16"},
+      {{{"dxshim.io/gpu", "17"}}, "not a GPU count from 1 to 16"},
+      {{{"dxshim.io/gpu", "one"}}, "dxshim.io/gpu='one'"},
+      {{{"dxshim.io/gpu", "-1"}}, "dxshim.io/gpu='-1'"},
+      {{{"dxshim.io/class", "gpu"}}, "dxshim.io/class='gpu': not display or compute"},
+      {{{"dxshim.io/vendor", "0x1FFFF"}}, "dxshim.io/vendor='0x1FFFF': not a PCI vendor id"},
+      {{{"dxshim.io/vendor", "nv;rm -rf"}}, "not a vendor name"},
+      {{{"dxshim.io/min-memory", "8GB"}}, "dxshim.io/min-memory='8GB'"},
+      {{{"dxshim.io/requires", "cuda,,vulkan"}}, "has an empty item"},
+      {{{"dxshim.io/requires", "..\\evil.dll"}}, "is neither a file name"},
+      {{{"dxshim.io/requires", "directx12"}}, "is neither a file name"},
+      {{{"dxshim.io/device", "a,A"}}, "lists 'A' twice"},
+      {{{"dxshim.io/device", "a"}, {"dxshim.io/gpu", "2"}}, "more GPUs than dxshim.io/device"},
+      {{{"dxshim.io/sharing", "yes"}}, "dxshim.io/sharing='yes': not exclusive or shared"},
+      {{{"dxshim.io/containers", "App"}}, "'App' is not a container name"},
+  };
+  for (const auto& c : cases) {
+    const auto msg = ErrorOf(c.annotations);
+    EXPECT_NE(msg.find(c.expected), std::string::npos)
+        << "annotations " << c.annotations.begin()->first << " -> '" << msg << "'";
+  }
+}
+
+}  // namespace
+}  // namespace dxshim::devices
