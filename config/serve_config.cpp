@@ -95,6 +95,8 @@ const std::vector<Key>& KeyTable() {
        [](ServeConfig& c, std::string_view v) { c.policy.allow_namespaces = SplitList(v); }},
       {"deny-namespaces",
        [](ServeConfig& c, std::string_view v) { c.policy.deny_namespaces = SplitList(v); }},
+      {"resync-interval",
+       [](ServeConfig& c, std::string_view v) { c.resync_interval = ParseDuration(v); }},
       {"narrow-class-devices",
        [](ServeConfig& c, std::string_view v) { c.policy.narrow_class_devices = ParseBool(v); }},
       {"linux-system32-path",

@@ -41,6 +41,9 @@ struct ServeConfig {
   std::vector<devices::VendorRuntimeFiles> extra_runtime_files;
 
   devices::AllocationPolicy policy;
+  // How often the allocation ledger is rebuilt from the runtime's containers (it also is at
+  // start-up, and soon after a request found every matching device in use).
+  std::chrono::milliseconds resync_interval{30000};
 
 #ifdef _WIN32
   Target target = Target::kWindows;

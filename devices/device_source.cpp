@@ -80,9 +80,15 @@ DeviceSnapshot::DeviceSnapshot(std::unique_ptr<DeviceSource> source, SnapshotOpt
     : source_(std::move(source)), options_(std::move(options)) {
   source_->Changed();
   auto inventory = std::make_shared<Inventory>();
-  inventory->devices = Prepare(source_->Load());
-  for (const auto& warning : source_->Warnings()) spdlog::warn("devices: {}", warning);
   inventory->generation = 1;
+  try {
+    inventory->devices = Prepare(source_->Load());
+    for (const auto& warning : source_->Warnings()) spdlog::warn("devices: {}", warning);
+  } catch (const std::exception& e) {
+    if (!options_.tolerate_initial_failure) throw;
+    spdlog::error("devices: {} could not be read, starting with no device: {}", source_->Name(),
+                  e.what());
+  }
   current_ = std::move(inventory);
 }
 

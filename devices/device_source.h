@@ -39,6 +39,9 @@ struct SnapshotOptions {
   bool include_detachable = false;
   std::vector<VendorRuntimeFiles> extra_runtime_files;
   std::chrono::milliseconds refresh_interval{10000};
+  // When the source cannot be read at start: false throws; true starts with no device (logged)
+  // and keeps trying, so that the node's CRI keeps working while the operator fixes the source.
+  bool tolerate_initial_failure = false;
 };
 
 // The devices the shim hands out, as one immutable value: readers take a shared_ptr and keep a
@@ -50,8 +53,8 @@ struct Inventory {
 
 class DeviceSnapshot {
  public:
-  // Loads once, synchronously: an unreadable source at start-up throws (the operator sees the
-  // error at once instead of a shim that injects nothing).
+  // Loads once, synchronously: an unreadable source at start-up throws unless the options
+  // tolerate it.
   DeviceSnapshot(std::unique_ptr<DeviceSource> source, SnapshotOptions options);
   ~DeviceSnapshot();
   DeviceSnapshot(const DeviceSnapshot&) = delete;

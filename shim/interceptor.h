@@ -1,6 +1,6 @@
-// The one extension point of the proxy: a request of an intercepted method (only
-// /runtime.v1.RuntimeService/CreateContainer) is handed to a RequestInterceptor before it goes to
-// the runtime. Everything else is relayed as opaque bytes.
+// The one extension point of the proxy: a request of a unary method the interceptor wants
+// (CreateContainer to rewrite it; container and pod removal to observe it) is handed to a
+// RequestInterceptor before it goes to the runtime. Everything else is relayed as opaque bytes.
 #pragma once
 
 #include <grpcpp/support/status.h>
@@ -47,6 +47,9 @@ struct Interception {
 class RequestInterceptor {
  public:
   virtual ~RequestInterceptor() = default;
+  // Whether calls of `method` (a unary CRI method) go through Intercept; all others are relayed
+  // without looking.
+  virtual bool Wants(std::string_view method) const { return method == kCreateContainerMethod; }
   // `method` is the full gRPC method name and `request` the serialized request message.
   // Runs on the relay thread, which carries every call: it may compute, but must never wait on
   // I/O or on other calls.

@@ -33,7 +33,7 @@ void ProxiedCall::Accepted(bool ok) {
   CopyCallerMetadata(ctx_.client_metadata(), runtime_ctx_);
   runtime_ctx_.set_deadline(ctx_.raw_deadline());
   if (IsUnaryCriMethod(method)) {
-    const bool intercept = shared_.interceptor != nullptr && method == kCreateContainerMethod;
+    const bool intercept = shared_.interceptor != nullptr && shared_.interceptor->Wants(method);
     relay_ = std::make_unique<UnaryRelay>(*this, intercept);
   } else {
     relay_ = std::make_unique<StreamRelay>(*this);

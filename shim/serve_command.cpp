@@ -7,6 +7,11 @@
 #include <iostream>
 
 #include "config/serve_config.h"
+#include "devices/allocator.h"
+#include "devices/device_source.h"
+#include "shim/gpu_interceptor.h"
+#include "shim/host_file_cache.h"
+#include "shim/ledger_sync.h"
 #include "shim/logging.h"
 #include "shim/proxy_server.h"
 
@@ -32,6 +37,7 @@ const char* Describe(const std::string& key) {
   if (key == "placement") return "spread (least-loaded first) or pack (fill-first)";
   if (key == "allow-namespaces") return "namespaces that may request GPUs (comma list; all)";
   if (key == "deny-namespaces") return "namespaces that may not request GPUs (comma list)";
+  if (key == "resync-interval") return "how often the GPU ledger is rebuilt from the runtime";
   if (key == "narrow-class-devices") return "narrow a class/<GUID> device to one GPU";
   if (key == "linux-system32-path") return "linux target: container dir for System32 files";
   if (key == "linux-syswow64-path") return "linux target: container dir for SysWOW64 files";
@@ -84,6 +90,41 @@ int RunServe(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+
+  // Devices: one snapshot, refreshed in the background; never discovered on a request's path.
+  std::unique_ptr<devices::DeviceSnapshot> snapshot;
+  try {
+    devices::SnapshotOptions snapshot_options;
+    snapshot_options.include_integrated = cfg.include_integrated;
+    snapshot_options.include_detachable = cfg.include_detachable;
+    snapshot_options.extra_runtime_files = cfg.extra_runtime_files;
+    snapshot_options.refresh_interval = cfg.device_refresh;
+    snapshot_options.tolerate_initial_failure = true;
+    snapshot = std::make_unique<devices::DeviceSnapshot>(
+        devices::MakeDeviceSource(cfg.device_source, cfg.sysfs_root), snapshot_options);
+  } catch (const std::exception& e) {
+    spdlog::critical("device source: {}", e.what());
+    return 2;
+  }
+  snapshot->StartBackgroundRefresh();
+  spdlog::info("devices: {} GPU(s) from {}, target {}, {} container(s) per GPU, {}",
+               snapshot->Current()->devices.size(), cfg.device_source, ToString(cfg.target),
+               cfg.policy.max_containers_per_device, ToString(cfg.policy.placement));
+
+  devices::Allocator allocator(cfg.policy);
+  LedgerSync ledger(options.runtime, allocator, cfg.resync_interval);
+  // Read existing allocations before listening, so that a restarted dxshim double-books nothing;
+  // a runtime that is down does not keep the node's CRI endpoint from coming up.
+  ledger.SyncOnce(std::chrono::milliseconds(3000));
+  ledger.Start();
+  HostFileCache host_files(*snapshot);
+  TargetOptions target;
+  target.target = cfg.target;
+  target.linux_system32_path = cfg.linux_system32_path;
+  target.linux_syswow64_path = cfg.linux_syswow64_path;
+  target.file_exists = [&host_files](const std::string& path) { return host_files.Exists(path); };
+  GpuInterceptor interceptor(*snapshot, allocator, target, &ledger);
+  options.interceptor = &interceptor;
 
   ProxyServer server(options);
   try {

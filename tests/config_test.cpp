@@ -67,6 +67,7 @@ TEST(ServeConfig, TheShippedExampleIsValidAndStatesTheDefaults) {
   EXPECT_EQ(c.policy.allow_namespaces, defaults.policy.allow_namespaces);
   EXPECT_EQ(c.policy.deny_namespaces, defaults.policy.deny_namespaces);
   EXPECT_EQ(c.policy.narrow_class_devices, defaults.policy.narrow_class_devices);
+  EXPECT_EQ(c.resync_interval, defaults.resync_interval);
   EXPECT_EQ(c.linux_system32_path, defaults.linux_system32_path);
   EXPECT_EQ(c.linux_syswow64_path, defaults.linux_syswow64_path);
   EXPECT_EQ(c.extra_runtime_files, defaults.extra_runtime_files);

@@ -1,0 +1,99 @@
+#include "shim/container_decision.h"
+
+#include <algorithm>
+
+#include "devices/device_request.h"
+
+namespace dxshim {
+namespace {
+
+bool Listed(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+void CheckNamespace(const devices::AllocationPolicy& policy, const std::string& ns,
+                    const std::string& pod) {
+  if (Listed(policy.deny_namespaces, ns) ||
+      (!policy.allow_namespaces.empty() && !Listed(policy.allow_namespaces, ns))) {
+    throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION,
+                        "dxshim: pod " + pod + ": namespace '" + ns +
+                            "' may not request GPUs on this node (dxshim allow-namespaces / "
+                            "deny-namespaces)");
+  }
+}
+
+}  // namespace
+
+std::string PodName(const runtime::v1::PodSandboxConfig& sandbox) {
+  return sandbox.metadata().namespace_() + "/" + sandbox.metadata().name();
+}
+
+Decision Decide(const runtime::v1::CreateContainerRequest& request,
+                const devices::Inventory& inventory, devices::Allocator& allocator,
+                const TargetOptions& target) {
+  const auto& config = request.config();
+  const auto& sandbox = request.sandbox_config();
+  const auto pod = PodName(sandbox);
+  const auto container = config.metadata().name();
+  Decision decision;
+
+  std::optional<devices::DeviceRequest> wanted;
+  try {
+    const std::map<std::string, std::string> annotations(sandbox.annotations().begin(),
+                                                         sandbox.annotations().end());
+    wanted = devices::ParseDeviceRequest(annotations);
+  } catch (const devices::RequestError& e) {
+    throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT,
+                        "dxshim: pod " + pod + ": " + e.what());
+  }
+  if (wanted && !devices::AppliesTo(*wanted, container)) {
+    decision.why = "container " + container + " is not in dxshim.io/containers";
+    wanted.reset();
+  }
+
+  // Devices kubelet already put into the config (a device plugin's choice).
+  std::vector<devices::Device> assigned;
+  std::optional<int> class_index;
+  for (int i = 0; i < config.devices_size(); ++i) {
+    const auto& entry = config.devices(i);
+    if (IsClassDevice(entry) && !class_index) class_index = i;
+    for (const auto& d : inventory.devices) {
+      if (NamesDevice(entry, d, target)) assigned.push_back(d);
+    }
+  }
+  const bool narrow = class_index && allocator.policy().narrow_class_devices && assigned.empty();
+  if (narrow && !wanted) wanted = devices::DeviceRequest{};  // one GPU for the class device
+
+  if (!wanted && assigned.empty()) {
+    if (decision.why.empty()) decision.why = "no dxshim.io/ request and no known device assigned";
+    return decision;
+  }
+  if (!allocator.synced()) {
+    throw DecisionError(grpc::StatusCode::UNAVAILABLE,
+                        "dxshim: pod " + pod +
+                            ": still reading the node's existing GPU allocations from the "
+                            "runtime; retry shortly");
+  }
+  if (!assigned.empty()) {
+    decision.reservation = allocator.ReserveAssigned(assigned, request.pod_sandbox_id());
+    if (wanted) decision.reservation.explanation += " (dxshim.io/ request not used)";
+  } else {
+    CheckNamespace(allocator.policy(), sandbox.metadata().namespace_(), pod);
+    try {
+      decision.reservation = allocator.Reserve(inventory, *wanted, request.pod_sandbox_id());
+    } catch (const devices::AllocationError& e) {
+      throw DecisionError(e.kind() == devices::AllocationError::Kind::kExhausted
+                              ? grpc::StatusCode::RESOURCE_EXHAUSTED
+                              : grpc::StatusCode::FAILED_PRECONDITION,
+                          "dxshim: pod " + pod + " container " + container + ": " + e.what());
+    }
+  }
+  decision.pass_through = false;
+  decision.why = "dxshim: " + decision.reservation.explanation;
+  decision.plan = PlanInjection(config, decision.reservation.devices,
+                                decision.reservation.exclusive, decision.why,
+                                narrow ? class_index : std::nullopt, target);
+  return decision;
+}
+
+}  // namespace dxshim

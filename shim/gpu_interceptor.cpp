@@ -1,0 +1,87 @@
+#include "shim/gpu_interceptor.h"
+
+#include <spdlog/spdlog.h>
+
+#include "runtime/v1/api.pb.h"
+#include "shim/container_decision.h"
+#include "shim/create_request_scan.h"
+
+namespace dxshim {
+namespace {
+
+constexpr std::string_view kRemoveContainer = "/runtime.v1.RuntimeService/RemoveContainer";
+constexpr std::string_view kStopContainer = "/runtime.v1.RuntimeService/StopContainer";
+constexpr std::string_view kStopPodSandbox = "/runtime.v1.RuntimeService/StopPodSandbox";
+constexpr std::string_view kRemovePodSandbox = "/runtime.v1.RuntimeService/RemovePodSandbox";
+
+// Frees `release` once the runtime confirms the call succeeded.
+Interception ForwardThen(std::function<void()> release) {
+  auto i = Interception::Forward();
+  i.on_result = [release = std::move(release)](const grpc::Status& status, std::string_view) {
+    if (status.ok()) release();
+  };
+  return i;
+}
+
+}  // namespace
+
+GpuInterceptor::GpuInterceptor(const devices::DeviceSnapshot& snapshot,
+                               devices::Allocator& allocator, TargetOptions target,
+                               LedgerSync* sync)
+    : snapshot_(snapshot), allocator_(allocator), target_(std::move(target)), sync_(sync) {}
+
+bool GpuInterceptor::Wants(std::string_view method) const {
+  return method == kCreateContainerMethod || method == kRemoveContainer ||
+         method == kStopContainer || method == kStopPodSandbox || method == kRemovePodSandbox;
+}
+
+Interception GpuInterceptor::Intercept(std::string_view method, std::string_view request) {
+  if (method == kCreateContainerMethod) return CreateContainer(request);
+  // The rest are observed, never changed. A request that does not parse is the runtime's to
+  // refuse.
+  if (method == kRemoveContainer || method == kStopContainer) {
+    runtime::v1::RemoveContainerRequest r;  // StopContainerRequest has the same field 1
+    if (!r.ParseFromArray(request.data(), static_cast<int>(request.size()))) return {};
+    return ForwardThen([this, id = r.container_id()] { allocator_.ContainerGone(id); });
+  }
+  runtime::v1::RemovePodSandboxRequest r;  // StopPodSandboxRequest has the same field 1
+  if (!r.ParseFromArray(request.data(), static_cast<int>(request.size()))) return {};
+  return ForwardThen([this, id = r.pod_sandbox_id()] { allocator_.SandboxGone(id); });
+}
+
+Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
+  if (!MayNeedDevices(bytes)) return Interception::Forward();  // not even decoded
+  runtime::v1::CreateContainerRequest request;
+  if (!request.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Interception::Forward();  // the runtime answers malformed requests itself
+  }
+  Decision decision;
+  try {
+    decision = Decide(request, *snapshot_.Current(), allocator_, target_);
+  } catch (const DecisionError& e) {
+    if (e.code() == grpc::StatusCode::RESOURCE_EXHAUSTED && sync_) sync_->Kick();
+    return Interception::Reject(grpc::Status(e.code(), e.what()));
+  }
+  if (decision.pass_through) return Interception::Forward();
+  ApplyPlan(decision.plan, *request.mutable_config());
+  std::string rewritten;
+  request.SerializeToString(&rewritten);
+  spdlog::info("CreateContainer {} {}: {}", PodName(request.sandbox_config()),
+               request.config().metadata().name(), decision.why);
+  for (const auto& note : decision.plan.notes) spdlog::info("  {}", note);
+  auto i = Interception::Replace(std::move(rewritten));
+  i.on_result = [this, id = decision.reservation.id](const grpc::Status& status,
+                                                     std::string_view response) {
+    runtime::v1::CreateContainerResponse created;
+    if (status.ok() &&
+        created.ParseFromArray(response.data(), static_cast<int>(response.size())) &&
+        !created.container_id().empty()) {
+      allocator_.Commit(id, created.container_id());
+    } else {
+      allocator_.Release(id);  // nothing was created: nothing stays allocated
+    }
+  };
+  return i;
+}
+
+}  // namespace dxshim

@@ -1,0 +1,33 @@
+// The interceptor `dxshim serve` installs: CreateContainer gets its devices (decided from the
+// current device snapshot), and what passes through keeps the ledger current: a failed
+// CreateContainer releases its reservation, a successful one commits it to the new container,
+// stopped and removed containers and pods free their share.
+#pragma once
+
+#include "devices/allocator.h"
+#include "devices/device_source.h"
+#include "shim/injection.h"
+#include "shim/interceptor.h"
+#include "shim/ledger_sync.h"
+
+namespace dxshim {
+
+class GpuInterceptor : public RequestInterceptor {
+ public:
+  // `sync` may be null (no kick on exhaustion).
+  GpuInterceptor(const devices::DeviceSnapshot& snapshot, devices::Allocator& allocator,
+                 TargetOptions target, LedgerSync* sync);
+
+  bool Wants(std::string_view method) const override;
+  Interception Intercept(std::string_view method, std::string_view request) override;
+
+ private:
+  Interception CreateContainer(std::string_view request);
+
+  const devices::DeviceSnapshot& snapshot_;
+  devices::Allocator& allocator_;
+  TargetOptions target_;
+  LedgerSync* sync_;
+};
+
+}  // namespace dxshim

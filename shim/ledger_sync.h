@@ -1,0 +1,51 @@
+// Keeps the allocator's ledger in line with the runtime: at start-up (before GPU requests are
+// served) and then periodically, or at once when kicked (a request found no free device: maybe a
+// container exited or was removed behind dxshim's back), it lists the runtime's containers and
+// rebuilds who holds what from their dxshim.io/devices labels. Exited containers hold nothing.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "devices/allocator.h"
+#include "runtime/v1/api.grpc.pb.h"
+#include "shim/endpoint.h"
+
+namespace dxshim {
+
+// The RecordedContainers a ListContainers answer describes (running and created ones that carry
+// the dxshim.io/devices label).
+std::vector<devices::RecordedContainer> RecordedContainers(
+    const runtime::v1::ListContainersResponse& response);
+
+class LedgerSync {
+ public:
+  LedgerSync(const Endpoint& runtime, devices::Allocator& allocator,
+             std::chrono::milliseconds interval);
+  ~LedgerSync();
+  LedgerSync(const LedgerSync&) = delete;
+  LedgerSync& operator=(const LedgerSync&) = delete;
+
+  // One resync now; false (logged) when the runtime could not be listed within `timeout`.
+  bool SyncOnce(std::chrono::milliseconds timeout);
+  // Resyncs every interval, and soon after Kick(), until destruction. Retries every second
+  // while the runtime cannot be listed.
+  void Start();
+  void Kick();
+
+ private:
+  devices::Allocator& allocator_;
+  std::chrono::milliseconds interval_;
+  std::unique_ptr<runtime::v1::RuntimeService::Stub> stub_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool kicked_ = false;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace dxshim
