@@ -58,9 +58,16 @@ bool LedgerSync::SyncOnce(std::chrono::milliseconds timeout) {
   runtime::v1::ListContainersResponse response;
   const auto status = stub_->ListContainers(&ctx, request, &response);
   if (!status.ok()) {
-    spdlog::warn("ledger: cannot list the runtime's containers: {}", status.error_message());
+    if (!failing_) {
+      spdlog::warn("ledger: cannot list the runtime's containers (GPU requests wait until it "
+                   "can): {}",
+                   status.error_message());
+    }
+    failing_ = true;
     return false;
   }
+  if (failing_) spdlog::info("ledger: the runtime's containers can be listed again");
+  failing_ = false;
   const auto recorded = RecordedContainers(response);
   const bool first = !allocator_.synced();
   allocator_.FinishResync(recorded);

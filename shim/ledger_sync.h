@@ -44,6 +44,7 @@ class LedgerSync {
   std::mutex mutex_;
   std::condition_variable cv_;
   bool kicked_ = false;
+  bool failing_ = false;  // log a failure once, not every retry
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "shim/devices_command.h"
+#include "shim/rewrite_command.h"
 #include "shim/serve_command.h"
 
 namespace {
@@ -12,6 +13,7 @@ constexpr std::string_view kUsage = R"(usage: dxshim <command> [options]
 commands:
   serve     run the CRI proxy between kubelet and the container runtime
   devices   list the node's GPUs (table, YAML or JSON)
+  rewrite   show how a container config (crictl JSON) would be rewritten for its pod
   version   print the version
   help      show this text
 
@@ -24,6 +26,7 @@ int main(int argc, char** argv) {
   const std::string_view command = argc > 1 ? argv[1] : "";
   if (command == "serve") return dxshim::RunServe(argc - 1, argv + 1);
   if (command == "devices") return dxshim::RunDevices(argc - 1, argv + 1);
+  if (command == "rewrite") return dxshim::RunRewrite(argc - 1, argv + 1);
   if (command == "version" || command == "--version") {
     std::cout << "dxshim " << DXSHIM_VERSION << "\n";
     return 0;

@@ -1,0 +1,142 @@
+#include "shim/json_document.h"
+
+#include <cstdio>
+#include <regex>
+
+namespace dxshim {
+namespace {
+
+std::string Quote(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", static_cast<unsigned>(c));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+bool IsJsonLiteral(const std::string& s) {
+  static const std::regex number(R"(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?)");
+  return s == "true" || s == "false" || s == "null" || std::regex_match(s, number);
+}
+
+void Emit(const YAML::Node& node, int indent, std::string& out) {
+  const std::string pad(static_cast<std::size_t>(indent + 2), ' ');
+  const std::string end_pad(static_cast<std::size_t>(indent), ' ');
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      if (node.size() == 0) {
+        out += "{}";
+        return;
+      }
+      out += "{\n";
+      bool first = true;
+      for (const auto& kv : node) {
+        out += (first ? "" : ",\n") + pad + Quote(kv.first.Scalar()) + ": ";
+        Emit(kv.second, indent + 2, out);
+        first = false;
+      }
+      out += "\n" + end_pad + "}";
+      return;
+    }
+    case YAML::NodeType::Sequence: {
+      if (node.size() == 0) {
+        out += "[]";
+        return;
+      }
+      out += "[\n";
+      for (std::size_t i = 0; i < node.size(); ++i) {
+        out += (i ? ",\n" : "") + pad;
+        Emit(node[i], indent + 2, out);
+      }
+      out += "\n" + end_pad + "]";
+      return;
+    }
+    case YAML::NodeType::Scalar:
+      // A quoted scalar carries the non-specific tag "!"; a plain one "?".
+      out += node.Tag() != "!" && IsJsonLiteral(node.Scalar()) ? node.Scalar()
+                                                               : Quote(node.Scalar());
+      return;
+    default:
+      out += "null";
+  }
+}
+
+YAML::Node String(const std::string& s) {
+  YAML::Node n(s);
+  n.SetTag("!");  // emitted quoted even when it looks like a number
+  return n;
+}
+
+YAML::Node DeviceNode(const runtime::v1::Device& d) {
+  YAML::Node n(YAML::NodeType::Map);
+  n["container_path"] = String(d.container_path());
+  n["host_path"] = String(d.host_path());
+  n["permissions"] = String(d.permissions());
+  return n;
+}
+
+}  // namespace
+
+std::string EmitJson(const YAML::Node& node) {
+  std::string out;
+  Emit(node, 0, out);
+  return out + "\n";
+}
+
+void ApplyPlanToJson(const InjectionPlan& plan, YAML::Node& container) {
+  if (plan.replace_index) {
+    container["devices"][static_cast<std::size_t>(*plan.replace_index)] =
+        DeviceNode(plan.replacement);
+  }
+  if (!plan.add_devices.empty()) {
+    auto devices = container["devices"];
+    if (!devices.IsSequence()) devices = YAML::Node(YAML::NodeType::Sequence);
+    for (const auto& d : plan.add_devices) devices.push_back(DeviceNode(d));
+    container["devices"] = devices;
+  }
+  if (!plan.add_mounts.empty()) {
+    auto mounts = container["mounts"];
+    if (!mounts.IsSequence()) mounts = YAML::Node(YAML::NodeType::Sequence);
+    for (const auto& m : plan.add_mounts) {
+      YAML::Node n(YAML::NodeType::Map);
+      n["container_path"] = String(m.container_path());
+      n["host_path"] = String(m.host_path());
+      n["readonly"] = true;
+      mounts.push_back(n);
+    }
+    container["mounts"] = mounts;
+  }
+  for (const auto& [section, entries] :
+       {std::pair{"labels", &plan.labels}, std::pair{"annotations", &plan.annotations}}) {
+    auto map = container[section];
+    if (!map.IsMap()) map = YAML::Node(YAML::NodeType::Map);
+    for (const auto& [k, v] : *entries) map[k] = String(v);
+    container[section] = map;
+  }
+}
+
+}  // namespace dxshim
