@@ -1,0 +1,208 @@
+// The target mappings, the pass-through scan and the decision, on the example inventories.
+#include <gtest/gtest.h>
+
+#include "devices/inventory_file.h"
+#include "shim/container_decision.h"
+#include "shim/create_request_scan.h"
+#include "shim/injection.h"
+
+namespace dxshim {
+namespace {
+
+const std::string kExamples = DXSHIM_SOURCE_DIR "/deploy/examples/inventories/";
+const std::string kStore =
+    "C:\\Windows\\System32\\DriverStore\\FileRepository\\nvgridsw_aws.inf_amd64_5b7ec8f2a8e3b31a";
+
+devices::Inventory Load(const std::string& name) {
+  devices::Inventory inv;
+  inv.devices = devices::LoadInventoryFile(kExamples + name);
+  return inv;
+}
+
+TargetOptions Windows() {
+  TargetOptions t;
+  t.target = config::Target::kWindows;
+  return t;
+}
+
+runtime::v1::CreateContainerRequest Request(
+    const std::map<std::string, std::string>& pod_annotations) {
+  runtime::v1::CreateContainerRequest r;
+  r.set_pod_sandbox_id("sandbox-1");
+  r.mutable_config()->mutable_metadata()->set_name("app");
+  r.mutable_sandbox_config()->mutable_metadata()->set_name("pod");
+  r.mutable_sandbox_config()->mutable_metadata()->set_namespace_("default");
+  for (const auto& [k, v] : pod_annotations) {
+    (*r.mutable_sandbox_config()->mutable_annotations())[k] = v;
+  }
+  return r;
+}
+
+std::unique_ptr<devices::Allocator> SyncedAllocator(devices::AllocationPolicy policy = {}) {
+  auto a = std::make_unique<devices::Allocator>(std::move(policy));
+  a->BeginResync();
+  a->FinishResync({});
+  return a;
+}
+
+TEST(Injection, TheT4WindowsMappingExactly) {
+  const auto t4 = Load("nvidia-t4.yaml").devices.at(0);
+  runtime::v1::ContainerConfig config;
+  const auto plan = PlanInjection(config, {t4}, false, "why", std::nullopt, Windows());
+  ASSERT_EQ(plan.add_devices.size(), 1u);
+  EXPECT_EQ(plan.add_devices[0].host_path(), "vpci-location-path://PCIROOT(0)#PCI(1E00)");
+  EXPECT_EQ(plan.add_devices[0].container_path(), "");
+  EXPECT_EQ(plan.add_devices[0].permissions(), "");
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"nvcudadebugger.dll", "C:\\Windows\\System32\\nvcudadebugger.dll"},
+      {"nvcuda_loader64.dll", "C:\\Windows\\System32\\nvcuda.dll"},
+      {"nvcuvid64.dll", "C:\\Windows\\System32\\nvcuvid.dll"},
+      {"nvEncodeAPI64.dll", "C:\\Windows\\System32\\nvEncodeAPI64.dll"},
+      {"nvapi64.dll", "C:\\Windows\\System32\\nvapi64.dll"},
+      {"nvml_loader.dll", "C:\\Windows\\System32\\nvml.dll"},
+      {"OpenCL64.dll", "C:\\Windows\\System32\\OpenCL.dll"},
+      {"vulkan-1-x64.dll", "C:\\Windows\\System32\\vulkan-1.dll"},
+      {"nvcuda_loader32.dll", "C:\\Windows\\SysWOW64\\nvcuda.dll"},
+      {"nvcuvid32.dll", "C:\\Windows\\SysWOW64\\nvcuvid.dll"},
+      {"nvEncodeAPI.dll", "C:\\Windows\\SysWOW64\\nvEncodeAPI.dll"},
+      {"nvapi.dll", "C:\\Windows\\SysWOW64\\nvapi.dll"},
+      {"OpenCL32.dll", "C:\\Windows\\SysWOW64\\OpenCL.dll"},
+      {"vulkan-1-x86.dll", "C:\\Windows\\SysWOW64\\vulkan-1.dll"},
+  };
+  ASSERT_EQ(plan.add_mounts.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(plan.add_mounts[i].host_path(), kStore + "\\" + expected[i].first);
+    EXPECT_EQ(plan.add_mounts[i].container_path(), expected[i].second);
+    EXPECT_TRUE(plan.add_mounts[i].readonly());
+  }
+  EXPECT_EQ(plan.labels.at(kDevicesLabel), t4.id);
+  EXPECT_EQ(plan.labels.at(kSharingLabel), "shared");
+  EXPECT_EQ(plan.annotations.at(kExplanationAnnotation), "why; 14 runtime file(s)");
+}
+
+TEST(Injection, KeepsWhatIsThereAndDeduplicatesCaseInsensitively) {
+  const auto t4 = Load("nvidia-t4.yaml").devices.at(0);
+  runtime::v1::ContainerConfig config;
+  auto* own = config.add_mounts();
+  own->set_host_path("C:\\mine\\OpenCL.dll");
+  own->set_container_path("c:\\windows\\system32\\opencl.DLL");
+  config.add_devices()->set_host_path("VPCI-LOCATION-PATH://pciroot(0)#pci(1e00)");
+  const auto plan = PlanInjection(config, {t4, t4}, true, "why", std::nullopt, Windows());
+  EXPECT_TRUE(plan.add_devices.empty());  // already there, in other case
+  EXPECT_EQ(plan.add_mounts.size(), 13u);  // the pod's own OpenCL.dll stays, ours is not added
+  EXPECT_EQ(plan.labels.at(kSharingLabel), "exclusive");
+  auto rewritten = config;
+  ApplyPlan(plan, rewritten);
+  EXPECT_EQ(rewritten.mounts(0).host_path(), "C:\\mine\\OpenCL.dll");  // first, unchanged
+  EXPECT_EQ(rewritten.mounts_size(), 14);
+  EXPECT_EQ(rewritten.devices_size(), 1);
+}
+
+TEST(Injection, OnlyFilesThatExistOnTheHost) {
+  const auto t4 = Load("nvidia-t4.yaml").devices.at(0);
+  auto target = Windows();
+  target.file_exists = [](const std::string& path) { return path.ends_with("nvapi64.dll"); };
+  const auto plan =
+      PlanInjection(runtime::v1::ContainerConfig{}, {t4}, false, "why", std::nullopt, target);
+  ASSERT_EQ(plan.add_mounts.size(), 1u);
+  EXPECT_EQ(plan.add_mounts[0].container_path(), "C:\\Windows\\System32\\nvapi64.dll");
+  EXPECT_EQ(plan.notes.size(), 13u);
+  EXPECT_NE(plan.notes[0].find("missing on this host"), std::string::npos);
+}
+
+TEST(Injection, LinuxMapping) {
+  devices::Device d;
+  d.id = "0000:01:00.0";
+  d.location_path = "/dev/dri/renderD128";
+  d.driver_store = "/opt/driver/";
+  d.system32 = {{"lib\\libcuda.so.1", "libcuda.so.1"}};
+  d.syswow64 = {{"lib32/libcuda.so.1", "libcuda.so.1"}};
+  TargetOptions t;
+  t.linux_system32_path = "/usr/lib/gpu";
+  const auto plan = PlanInjection({}, {d}, false, "why", std::nullopt, t);
+  ASSERT_EQ(plan.add_devices.size(), 1u);
+  EXPECT_EQ(plan.add_devices[0].host_path(), "/dev/dri/renderD128");
+  EXPECT_EQ(plan.add_devices[0].container_path(), "/dev/dri/renderD128");
+  EXPECT_EQ(plan.add_devices[0].permissions(), "rw");
+  ASSERT_EQ(plan.add_mounts.size(), 2u);
+  EXPECT_EQ(plan.add_mounts[0].host_path(), "/opt/driver/lib/libcuda.so.1");
+  EXPECT_EQ(plan.add_mounts[0].container_path(), "/usr/lib/gpu/libcuda.so.1");
+  EXPECT_EQ(plan.add_mounts[1].container_path(), "/usr/lib32/dxshim/libcuda.so.1");
+}
+
+TEST(PassThroughScan, DecodesOnlyWhatMayNeedDevices) {
+  std::string bytes;
+  auto plain = Request({{"example.com/x", "1"}});
+  (*plain.mutable_config()->mutable_annotations())["dxshim.io/gpu"] = "1";  // container's: not ours
+  plain.SerializeToString(&bytes);
+  EXPECT_FALSE(MayNeedDevices(bytes));
+  Request({{"dxshim.io/gpu", "1"}}).SerializeToString(&bytes);
+  EXPECT_TRUE(MayNeedDevices(bytes));
+  auto with_device = Request({});
+  with_device.mutable_config()->add_devices()->set_host_path("/dev/fuse");
+  with_device.SerializeToString(&bytes);
+  EXPECT_TRUE(MayNeedDevices(bytes));
+  EXPECT_TRUE(MayNeedDevices(bytes.substr(0, bytes.size() - 3)));  // malformed: decoder decides
+  EXPECT_FALSE(MayNeedDevices(""));
+}
+
+TEST(Decision, AnnotationsNeverNameAPathThatGetsMounted) {
+  // A hostile pod: pins and required files that are paths. Nothing but inventory paths may
+  // appear in the rewrite, and here nothing matches at all.
+  const auto node = Load("nvidia-t4.yaml");
+  const auto owner = SyncedAllocator();
+  auto& allocator = *owner;
+  for (const auto& [key, value] : std::map<std::string, std::string>{
+           {"dxshim.io/device", "C:\\Windows\\System32\\config\\SAM"},
+           {"dxshim.io/requires", "..\\..\\SAM"},
+           {"dxshim.io/vendor", "\\\\evil\\share"}}) {
+    try {
+      Decide(Request({{key, value}}), node, allocator, Windows());
+      ADD_FAILURE() << key << " was accepted";
+    } catch (const DecisionError& e) {
+      EXPECT_TRUE(e.code() == grpc::StatusCode::INVALID_ARGUMENT ||
+                  e.code() == grpc::StatusCode::FAILED_PRECONDITION)
+          << e.what();
+    }
+  }
+  EXPECT_TRUE(allocator.Usage().empty());
+  const auto d = Decide(Request({{"dxshim.io/gpu", "1"}}), node, allocator, Windows());
+  for (const auto& m : d.plan.add_mounts) EXPECT_TRUE(m.host_path().starts_with(kStore));
+}
+
+TEST(Decision, CodesAndNamespaces) {
+  const auto node = Load("nvidia-t4.yaml");
+  devices::AllocationPolicy policy;
+  policy.deny_namespaces = {"default"};
+  const auto owner = SyncedAllocator(policy);
+  auto& allocator = *owner;
+  const auto code = [&](const runtime::v1::CreateContainerRequest& r) {
+    try {
+      Decide(r, node, allocator, Windows());
+    } catch (const DecisionError& e) {
+      return e.code();
+    }
+    return grpc::StatusCode::OK;
+  };
+  EXPECT_EQ(code(Request({{"dxshim.io/gpu", "1"}})), grpc::StatusCode::FAILED_PRECONDITION);
+  auto other = Request({{"dxshim.io/gpu", "1"}});
+  other.mutable_sandbox_config()->mutable_metadata()->set_namespace_("gpu");
+  EXPECT_EQ(code(other), grpc::StatusCode::OK);
+  other.set_pod_sandbox_id("sandbox-2");
+  EXPECT_EQ(code(other), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(code(Request({{"dxshim.io/gpu", "x"}})), grpc::StatusCode::INVALID_ARGUMENT);
+  devices::Allocator unsynced({});
+  try {
+    Decide(other, node, unsynced, Windows());
+    ADD_FAILURE();
+  } catch (const DecisionError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::UNAVAILABLE);
+  }
+  // Scope: a container outside dxshim.io/containers passes through.
+  auto scoped = Request({{"dxshim.io/gpu", "1"}, {"dxshim.io/containers", "trainer"}});
+  scoped.mutable_sandbox_config()->mutable_metadata()->set_namespace_("gpu");
+  EXPECT_TRUE(Decide(scoped, node, allocator, Windows()).pass_through);
+}
+
+}  // namespace
+}  // namespace dxshim
