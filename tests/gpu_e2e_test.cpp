@@ -1,0 +1,270 @@
+// End to end through a real containerd with the linux target: a pod that asks for a GPU gets a
+// device node and runtime file dxshim injects; one that does not sees neither; the sharing limit
+// holds across pods and across dxshim being killed and restarted (the ledger lives in the
+// containers' labels). The "GPU" is a character device node made by this test (mknod 1:3, the
+// same device as /dev/null): no GPU exists here, and containerd/runc handle any device node alike.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "tests/support/containerd.h"
+#include "tests/support/cri_client.h"
+#include "tests/support/dxshim_process.h"
+
+namespace dxshim::test {
+namespace {
+
+namespace v1 = runtime::v1;
+using std::chrono::seconds;
+
+class DeviceNode {
+ public:
+  explicit DeviceNode(int index)
+      : path_("/dev/dxshim-e2e-" + std::to_string(::getpid()) + "-" + std::to_string(index)) {
+    ::unlink(path_.c_str());
+    if (::mknod(path_.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
+      throw std::runtime_error("mknod " + path_ + " failed (the tests run as root)");
+    }
+  }
+  ~DeviceNode() { ::unlink(path_.c_str()); }
+  DeviceNode(const DeviceNode&) = delete;
+  DeviceNode& operator=(const DeviceNode&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+class GpuEndToEnd : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(dir_ / "store");
+    std::ofstream(dir_ / "store/libdxgpu.so") << "dxshim e2e runtime file\n";
+    WriteInventory(1);
+  }
+
+  void WriteInventory(std::size_t devices) {
+    std::ofstream inventory(dir_ / "inventory.yaml");
+    inventory << "devices:\n";
+    for (std::size_t i = 0; i < devices; ++i) {
+      inventory << R"(  - id: '0000:e2:00.)" << i << R"('
+    luid: 0x00000000000e2e2)" << i << R"(
+    locationPath: ')" << nodes_[i].path() << R"('
+    description: Test GPU (a device node made by the test)
+    vendor: NVIDIA
+    vendorId: 0x10de
+    deviceId: 0x1eb8
+    subsystemId: 0x00000000
+    revision: 0x00
+    class: display
+    integrated: false
+    detachable: false
+    dedicatedMemory: 16Gi
+    driverVersion: '1.0'
+    driverStore: ')" << (dir_ / "store") << R"('
+    driverKey: ''
+    present: true
+    runtimeFiles:
+      system32:
+        - {source: libdxgpu.so}
+      syswow64: []
+)";
+    }
+  }
+
+  void StartDxshim(unsigned max_per_device) {
+    dxshim_.reset();  // a previous instance was killed or stopped
+    dxshim_ = std::make_unique<DxshimProcess>(
+        dir_ / "dxshim.sock", containerd_.socket(), dir_ / "dxshim.log",
+        std::vector<std::string>{"--device-source", "inventory:" + dir_ / "inventory.yaml",
+                                 "--target", "linux", "--max-containers-per-device",
+                                 std::to_string(max_per_device), "--linux-system32-path",
+                                 "/usr/lib/dxshim", "--log-level", "debug"});
+    client_ = std::make_unique<CriClient>(dxshim_->socket());
+  }
+
+  void KillDxshim() {
+    dxshim_->process().Signal(SIGKILL);
+    dxshim_->process().Wait(seconds(10));
+  }
+
+  std::string RunPod(const std::string& name, bool wants_gpu) {
+    v1::RunPodSandboxRequest run;
+    *run.mutable_config() = HostNetworkPod(name, "uid-" + name, dir_ / "logs");
+    if (wants_gpu) (*run.mutable_config()->mutable_annotations())["dxshim.io/gpu"] = "1";
+    v1::RunPodSandboxResponse pod;
+    const auto s = client_->runtime->RunPodSandbox(Deadline(seconds(60)).get(), run, &pod);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    configs_[pod.pod_sandbox_id()] = run.config();
+    return pod.pod_sandbox_id();
+  }
+
+  // CreateContainer (+ StartContainer when it worked); the status of CreateContainer.
+  grpc::Status CreateAndStart(const std::string& pod, std::string* id) {
+    v1::CreateContainerRequest create;
+    create.set_pod_sandbox_id(pod);
+    *create.mutable_config() = SleepingBusybox("app");
+    *create.mutable_sandbox_config() = configs_[pod];
+    v1::CreateContainerResponse created;
+    const auto s =
+        client_->runtime->CreateContainer(Deadline(seconds(60)).get(), create, &created);
+    if (!s.ok()) return s;
+    *id = created.container_id();
+    v1::StartContainerRequest start;
+    start.set_container_id(*id);
+    v1::StartContainerResponse started;
+    EXPECT_TRUE(
+        client_->runtime->StartContainer(Deadline(seconds(60)).get(), start, &started).ok());
+    return s;
+  }
+
+  v1::ExecSyncResponse Exec(const std::string& id, const std::string& script) {
+    v1::ExecSyncRequest exec;
+    exec.set_container_id(id);
+    for (const char* arg : {"sh", "-c"}) exec.add_cmd(arg);
+    exec.add_cmd(script);
+    exec.set_timeout(20);
+    v1::ExecSyncResponse out;
+    EXPECT_TRUE(client_->runtime->ExecSync(Deadline(seconds(30)).get(), exec, &out).ok());
+    return out;
+  }
+
+  std::string Log() { return dxshim_ ? dxshim_->process().Log() : ""; }
+
+  TempDir dir_;
+  DeviceNode nodes_[2] = {DeviceNode(0), DeviceNode(1)};
+  Containerd containerd_;
+  std::unique_ptr<DxshimProcess> dxshim_;
+  std::unique_ptr<CriClient> client_;
+  std::map<std::string, v1::PodSandboxConfig> configs_;
+};
+
+TEST_F(GpuEndToEnd, InjectsOnlyWhereAskedEnforcesSharingAndSurvivesRestarts) {
+  StartDxshim(1);
+  const auto gpu_pod = RunPod("gpu-a", true);
+  std::string gpu_container;
+  ASSERT_TRUE(CreateAndStart(gpu_pod, &gpu_container).ok()) << Log();
+  auto out = Exec(gpu_container, "cat /usr/lib/dxshim/libdxgpu.so && test -c " + nodes_[0].path() +
+                                     " && echo device-present");
+  EXPECT_EQ(out.stdout(), "dxshim e2e runtime file\ndevice-present\n") << out.stderr();
+  // The decision is recorded on the container, where a restarted dxshim finds it.
+  v1::ListContainersRequest list;
+  list.mutable_filter()->set_id(gpu_container);
+  v1::ListContainersResponse listed;
+  ASSERT_TRUE(client_->runtime->ListContainers(Deadline(seconds(10)).get(), list, &listed).ok());
+  ASSERT_EQ(listed.containers_size(), 1);
+  EXPECT_EQ(listed.containers(0).labels().at("dxshim.io/devices"), "0000:e2:00.0");
+  EXPECT_NE(listed.containers(0).annotations().at("dxshim.io/explanation").find("Test GPU"),
+            std::string::npos);
+
+  // A pod that does not ask sees neither the device nor the file.
+  const auto plain_pod = RunPod("plain", false);
+  std::string plain_container;
+  ASSERT_TRUE(CreateAndStart(plain_pod, &plain_container).ok());
+  out = Exec(plain_container,
+             "test -e " + nodes_[0].path() + "; echo $?; test -e /usr/lib/dxshim/libdxgpu.so; echo $?");
+  EXPECT_EQ(out.stdout(), "1\n1\n");
+
+  // The one slot is taken: a second GPU pod is refused, before and after dxshim is killed.
+  const auto second_pod = RunPod("gpu-b", true);
+  std::string second_container;
+  auto refused = CreateAndStart(second_pod, &second_container);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
+  EXPECT_NE(refused.error_message().find("in use"), std::string::npos) << refused.error_message();
+  KillDxshim();
+  StartDxshim(1);
+  refused = CreateAndStart(second_pod, &second_container);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << Log();
+
+  // The first pod goes away: the second one gets the GPU.
+  client_->RemovePod(gpu_pod);
+  ASSERT_TRUE(CreateAndStart(second_pod, &second_container).ok()) << Log();
+  out = Exec(second_container, "cat /usr/lib/dxshim/libdxgpu.so");
+  EXPECT_EQ(out.stdout(), "dxshim e2e runtime file\n");
+
+  // Killed again, restarted with two containers per device: one more pod fits, not two.
+  KillDxshim();
+  StartDxshim(2);
+  const auto third_pod = RunPod("gpu-c", true);
+  std::string third_container;
+  EXPECT_TRUE(CreateAndStart(third_pod, &third_container).ok()) << Log();
+  const auto fourth_pod = RunPod("gpu-d", true);
+  std::string fourth_container;
+  refused = CreateAndStart(fourth_pod, &fourth_container);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << Log();
+
+  for (const auto& pod : {plain_pod, second_pod, third_pod, fourth_pod}) client_->RemovePod(pod);
+  EXPECT_EQ(dxshim_->Stop(), 0) << Log();
+}
+
+TEST_F(GpuEndToEnd, ThirtyTwoRacingCreateContainersForFourSlots) {
+  WriteInventory(2);
+  StartDxshim(2);  // 2 devices x 2 pods = 4 slots
+  std::vector<std::string> pods;
+  for (int i = 0; i < 32; ++i) pods.push_back(RunPod("race-" + std::to_string(i), true));
+  std::vector<grpc::Status> results(pods.size());
+  std::vector<std::string> ids(pods.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    threads.emplace_back([&, i] {
+      v1::CreateContainerRequest create;
+      create.set_pod_sandbox_id(pods[i]);
+      *create.mutable_config() = SleepingBusybox("app");
+      *create.mutable_sandbox_config() = configs_[pods[i]];
+      v1::CreateContainerResponse created;
+      results[i] =
+          client_->runtime->CreateContainer(Deadline(seconds(120)).get(), create, &created);
+      ids[i] = created.container_id();
+    });
+  }
+  for (auto& t : threads) t.join();
+  int ok = 0;
+  int exhausted = 0;
+  std::map<std::string, int> per_device;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (results[i].ok()) {
+      ++ok;
+      v1::ListContainersRequest list;
+      list.mutable_filter()->set_id(ids[i]);
+      v1::ListContainersResponse listed;
+      ASSERT_TRUE(
+          client_->runtime->ListContainers(Deadline(seconds(10)).get(), list, &listed).ok());
+      ++per_device[listed.containers(0).labels().at("dxshim.io/devices")];
+    } else if (results[i].error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++exhausted;
+    } else {
+      ADD_FAILURE() << results[i].error_message();
+    }
+  }
+  EXPECT_EQ(ok, 4) << Log();
+  EXPECT_EQ(exhausted, 28);
+  EXPECT_EQ(per_device, (std::map<std::string, int>{{"0000:e2:00.0", 2}, {"0000:e2:00.1", 2}}));
+  for (const auto& pod : pods) client_->RemovePod(pod);
+}
+
+TEST_F(GpuEndToEnd, AFailedCreateContainerKeepsNothing) {
+  StartDxshim(1);
+  const auto pod = RunPod("bad-image", true);
+  v1::CreateContainerRequest create;
+  create.set_pod_sandbox_id(pod);
+  *create.mutable_config() = SleepingBusybox("app");
+  create.mutable_config()->mutable_image()->set_image("dxshim.test/no-such-image:1");
+  *create.mutable_sandbox_config() = configs_[pod];
+  v1::CreateContainerResponse created;
+  const auto failed =
+      client_->runtime->CreateContainer(Deadline(seconds(60)).get(), create, &created);
+  ASSERT_FALSE(failed.ok());  // containerd refuses: the image does not exist
+  // The reservation was released: another pod gets the only slot.
+  const auto other = RunPod("good", true);
+  std::string id;
+  EXPECT_TRUE(CreateAndStart(other, &id).ok()) << Log();
+  for (const auto& p : {pod, other}) client_->RemovePod(p);
+}
+
+}  // namespace
+}  // namespace dxshim::test
