@@ -133,6 +133,7 @@ bool DeviceSnapshot::Refresh() {
   spdlog::info("devices: {} changed: {} -> {} device(s)", source_->Name(),
                previous->devices.size(), next->devices.size());
   std::lock_guard lock(mutex_);
+  generation_.store(next->generation, std::memory_order_release);
   current_ = std::move(next);
   return true;
 }

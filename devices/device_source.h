@@ -3,6 +3,7 @@
 // a file's modification time, DXCore's IsStale) and only then loads it again.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -61,6 +62,8 @@ class DeviceSnapshot {
   DeviceSnapshot& operator=(const DeviceSnapshot&) = delete;
 
   std::shared_ptr<const Inventory> Current() const;
+  // Current()->generation without taking the snapshot (a relaxed read for caches).
+  std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
   // Checks the source now; returns true when the snapshot changed. A source that fails keeps
   // the previous snapshot (logged), so a half-written inventory file never empties the node.
   bool Refresh();
@@ -74,6 +77,7 @@ class DeviceSnapshot {
   SnapshotOptions options_;
   mutable std::mutex mutex_;
   std::shared_ptr<const Inventory> current_;
+  std::atomic<std::uint64_t> generation_{1};
   std::mutex refresh_mutex_;  // one Refresh() at a time
   std::condition_variable stop_cv_;
   bool stopping_ = false;

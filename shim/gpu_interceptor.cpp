@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <google/protobuf/arena.h>
+
 #include "runtime/v1/api.pb.h"
 #include "shim/container_decision.h"
 #include "shim/create_request_scan.h"
@@ -51,7 +53,14 @@ Interception GpuInterceptor::Intercept(std::string_view method, std::string_view
 
 Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
   if (!MayNeedDevices(bytes)) return Interception::Forward();  // not even decoded
-  runtime::v1::CreateContainerRequest request;
+  // One arena for the whole message: a kubelet request is a few hundred small strings, and
+  // allocating each of them was half of this path's time (perf, create_container_bench).
+  alignas(8) char first_block[16 * 1024];
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.initial_block = first_block;
+  arena_options.initial_block_size = sizeof(first_block);
+  google::protobuf::Arena arena(arena_options);
+  auto& request = *google::protobuf::Arena::CreateMessage<runtime::v1::CreateContainerRequest>(&arena);
   if (!request.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return Interception::Forward();  // the runtime answers malformed requests itself
   }

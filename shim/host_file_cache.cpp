@@ -5,7 +5,7 @@
 namespace dxshim {
 
 bool HostFileCache::Exists(const std::string& path) {
-  const auto generation = snapshot_.Current()->generation;
+  const auto generation = snapshot_.generation();
   std::lock_guard lock(mutex_);
   if (generation != generation_) {
     known_.clear();
