@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # The demo: dxshim in front of a real containerd on this machine. Installs dependencies, builds,
-# starts a private containerd and dxshim, runs a pod through dxshim the way kubelet would, shows
-# that containerd's own API passes through too, and stops everything cleanly.
+# starts a private containerd and dxshim with an example inventory (linux target; the "GPU" is a
+# device node made here, as this machine has none), runs a pod that asks for a GPU the way kubelet
+# would, shows what its container sees and that a second GPU pod is refused, shows that
+# containerd's own API passes through, prints what `dxshim rewrite --explain` would do for a CUDA
+# pod on a Windows Tesla T4 node, and stops everything cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh >/dev/null
 top=$(pwd)
 work=$(mktemp -d /tmp/dxshim-demo-XXXXXX)
+gpu_node=/dev/dxshim-demo-gpu0
 cleanup() {
+  rm -f "$gpu_node"
   [ -n "${dxshim_pid:-}" ] && kill "$dxshim_pid" 2>/dev/null || true
   [ -n "${containerd_pid:-}" ] && kill "$containerd_pid" 2>/dev/null && wait "$containerd_pid" 2>/dev/null || true
   grep -o " $work/[^ ]*" /proc/self/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
@@ -31,20 +36,37 @@ for image in pause busybox; do
 done
 ctr --address "$work/containerd.sock" -n k8s.io images ls -q | grep -v '^sha256:' | sed 's/^/   image: /'
 
-echo "== 2. dxshim serve in front of it"
+echo "== 2. the node's GPU inventory (a device node and one runtime file made by this demo)"
+rm -f "$gpu_node" && mknod -m 666 "$gpu_node" c 1 3
+mkdir -p "$work/driver-store"
+echo "a GPU runtime library from the driver store" >"$work/driver-store/libdemo-gpu.so"
+sed -e "s|@GPU_NODE@|$gpu_node|" -e "s|@STORE@|$work/driver-store|" \
+  deploy/examples/inventories/linux-demo.yaml.in >"$work/inventory.yaml"
+build/shim/dxshim devices --source "inventory:$work/inventory.yaml" | sed 's/^/   /'
+
+echo "== 3. dxshim serve in front of containerd (linux target, 1 container per GPU)"
 build/shim/dxshim serve --listen "$work/dxshim.sock" --runtime "$work/containerd.sock" \
+  --device-source "inventory:$work/inventory.yaml" --target linux \
+  --max-containers-per-device 1 --linux-system32-path /usr/lib/dxshim \
   >"$work/dxshim.log" 2>&1 &
 dxshim_pid=$!
 wait_for_socket "$work/dxshim.sock"
 ls -l "$work/dxshim.sock" | sed 's/^/   /'
 
-echo "== 3. a pod, the way kubelet runs one, through dxshim's socket"
-build/tests/cri_demo "$work/dxshim.sock" "$work"
+echo "== 4. a pod that asks for a GPU, the way kubelet runs one, through dxshim's socket"
+build/tests/cri_demo "$work/dxshim.sock" "$work" "$gpu_node" /usr/lib/dxshim/libdemo-gpu.so
 
-echo "== 4. containerd's own API (not CRI) passes through untouched: ctr via dxshim"
+echo "== 5. containerd's own API (not CRI) passes through untouched: ctr via dxshim"
 ctr --address "$work/dxshim.sock" version | sed 's/^/   /'
 
-echo "== 5. SIGTERM: dxshim stops, removes its socket, exits 0"
+echo "== 6. the same kind of request on a Windows node with a Tesla T4: dxshim rewrite --explain"
+echo "   (deploy/examples/rewrite/pod-cuda.json asks for an NVIDIA GPU with CUDA and 8Gi)"
+build/shim/dxshim rewrite --explain --target windows --skip-host-file-check \
+  --inventory deploy/examples/inventories/nvidia-t4.yaml --format ctr \
+  deploy/examples/rewrite/container-cuda.json deploy/examples/rewrite/pod-cuda.json 2>&1 |
+  sed 's/^/   /'
+
+echo "== 7. SIGTERM: dxshim stops, removes its socket, exits 0"
 kill -TERM "$dxshim_pid"
 wait "$dxshim_pid" && echo "   exit code 0"
 dxshim_pid=
@@ -53,5 +75,4 @@ echo "== dxshim's log"
 sed 's/^/   /' "$work/dxshim.log"
 echo
 echo "Point kubelet at dxshim with --container-runtime-endpoint=unix:///run/dxshim/dxshim.sock (see README.md)."
-echo "GPU selection and injection on CreateContainer arrive with the device inventory and allocation work;"
-echo "today every call, CreateContainer included, is relayed byte-identical."
+echo "Pods without dxshim.io/ annotations and without GPU devices are relayed byte-identical."
