@@ -1,6 +1,10 @@
 // The dxshim.io/ annotation grammar.
 #include <gtest/gtest.h>
 
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+
 #include "devices/device_request.h"
 
 namespace dxshim::devices {
@@ -103,6 +107,24 @@ TEST(DeviceRequest, ErrorsNameTheAnnotationAndTheProblem) {
     EXPECT_NE(msg.find(c.expected), std::string::npos)
         << "annotations " << c.annotations.begin()->first << " -> '" << msg << "'";
   }
+}
+
+TEST(DeviceRequest, TheExamplePodsParse) {
+  int pods = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(DXSHIM_SOURCE_DIR "/deploy/examples/pods")) {
+    const auto pod = YAML::LoadFile(entry.path().string());
+    std::map<std::string, std::string> annotations;
+    for (const auto& kv : pod["metadata"]["annotations"]) {
+      annotations[kv.first.as<std::string>()] = kv.second.as<std::string>();
+    }
+    EXPECT_NO_THROW({
+      const auto r = ParseDeviceRequest(annotations);
+      EXPECT_TRUE(r.has_value()) << entry.path();
+    }) << entry.path();
+    ++pods;
+  }
+  EXPECT_GE(pods, 3);
 }
 
 }  // namespace
