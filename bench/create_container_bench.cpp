@@ -6,6 +6,8 @@
 // Target: under 20 µs per GPU request.
 //
 // usage: create_container_bench [--requests N]
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -14,8 +16,6 @@
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <spdlog/spdlog.h>
 
 #include "devices/inventory_file.h"
 #include "runtime/v1/api.pb.h"
@@ -31,7 +31,8 @@ runtime::v1::CreateContainerRequest RealisticRequest(bool wants_gpu) {
   r.set_pod_sandbox_id("5e3c7d9f0b1a2c4d6e8f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d");
   auto& c = *r.mutable_config();
   c.mutable_metadata()->set_name("encoder");
-  c.mutable_image()->set_image("sha256:4f1b3c5d7e9f0a2b4c6d8e0f1a3b5c7d9e0f2a4b6c8d0e2f4a6b8c0d2e4f6a8b");
+  c.mutable_image()->set_image(
+      "sha256:4f1b3c5d7e9f0a2b4c6d8e0f1a3b5c7d9e0f2a4b6c8d0e2f4a6b8c0d2e4f6a8b");
   for (const char* arg : {"C:\\ffmpeg\\ffmpeg.exe", "-hwaccel", "cuda", "-i", "C:\\in\\a.mp4"}) {
     c.add_command(arg);
   }
@@ -92,8 +93,8 @@ int main(int argc, char** argv) {
   // A T4 whose DriverStore folder is a temporary directory holding its 14 runtime files.
   const auto store = std::filesystem::temp_directory_path() / "dxshim-bench-store";
   std::filesystem::create_directories(store);
-  auto devices = dxshim::devices::LoadInventoryFile(
-      DXSHIM_SOURCE_DIR "/deploy/examples/inventories/nvidia-t4.yaml");
+  auto devices = dxshim::devices::LoadInventoryFile(DXSHIM_SOURCE_DIR
+                                                    "/deploy/examples/inventories/nvidia-t4.yaml");
   devices.at(0).driver_store = store.string();
   for (const auto* list : {&devices[0].system32, &devices[0].syswow64}) {
     for (const auto& f : *list) std::ofstream(store / f.source) << "x";
@@ -138,10 +139,11 @@ int main(int argc, char** argv) {
   check.on_result(grpc::Status(grpc::StatusCode::UNKNOWN, "bench"), {});
   std::filesystem::remove_all(store);
 
-  std::printf("request: %zu bytes (30 envs, 10 mounts); rewritten: %zu bytes, %d mounts, %d "
-              "devices\n",
-              gpu_bytes.size(), rewritten_size, rewritten.config().mounts_size(),
-              rewritten.config().devices_size());
+  std::printf(
+      "request: %zu bytes (30 envs, 10 mounts); rewritten: %zu bytes, %d mounts, %d "
+      "devices\n",
+      gpu_bytes.size(), rewritten_size, rewritten.config().mounts_size(),
+      rewritten.config().devices_size());
   const auto header = "per CreateContainer (median of 15 x " + std::to_string(calls) + ")";
   std::printf("%-52s %9s %9s\n", header.c_str(), "us", "ratio");
   std::printf("%-52s %9.2f %9.2f\n", "protobuf decode+encode only (baseline)", codec, 1.0);

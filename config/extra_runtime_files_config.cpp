@@ -61,8 +61,8 @@ std::vector<devices::VendorRuntimeFiles> ParseExtraRuntimeFiles(const YAML::Node
     for (const auto& kv : item) {
       const auto key = kv.first.as<std::string>();
       if (key != "vendor" && key != "vendor-id" && key != "system32" && key != "syswow64") {
-        Fail(file, kv.first, field, "unknown key " + key +
-                                        " (known: vendor, vendor-id, system32, syswow64)");
+        Fail(file, kv.first, field,
+             "unknown key " + key + " (known: vendor, vendor-id, system32, syswow64)");
       }
     }
     devices::VendorRuntimeFiles extra;
@@ -75,7 +75,8 @@ std::vector<devices::VendorRuntimeFiles> ParseExtraRuntimeFiles(const YAML::Node
       auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value, 16);
       if (ec != std::errc() || ptr != digits.data() + digits.size() || digits.empty() ||
           value == 0 || value > 0xffff) {
-        Fail(file, item["vendor-id"], field + ".vendor-id", "'" + text + "' is not a PCI vendor id");
+        Fail(file, item["vendor-id"], field + ".vendor-id",
+             "'" + text + "' is not a PCI vendor id");
       }
       extra.vendor_id = static_cast<std::uint16_t>(value);
     }

@@ -44,10 +44,10 @@ std::vector<std::string> SplitList(std::string_view text) {
     auto item = text.substr(start, comma - start);
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    const bool valid = !item.empty() && item.size() <= 63 &&
-                       std::all_of(item.begin(), item.end(), [](char c) {
-                         return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-                       });
+    const bool valid =
+        !item.empty() && item.size() <= 63 && std::all_of(item.begin(), item.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+        });
     if (!valid) {
       throw ConfigError("'" + std::string(item) + "' is not a namespace name (a-z, 0-9, '-')");
     }

@@ -232,8 +232,8 @@ void Allocator::Commit(std::uint64_t reservation, const std::string& container_i
   if (held->second.pending > 0) --held->second.pending;
   ApplyCommit(sandbox, container_id, held->second.device_ids, held->second.exclusive);
   if (resyncing_) {
-    journal_.push_back({JournalEntry::Type::kCommit, container_id, sandbox,
-                        held->second.device_ids, held->second.exclusive});
+    journal_.push_back({JournalEntry::Type::kCommit, container_id, sandbox, held->second.device_ids,
+                        held->second.exclusive});
   }
 }
 

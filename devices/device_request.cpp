@@ -116,8 +116,8 @@ void ParseContainers(const std::string& value, DeviceRequest& r) {
   for (auto& name : List("containers", value)) {
     // A Kubernetes container name: DNS label.
     const bool ok = name.size() <= 63 && std::all_of(name.begin(), name.end(), [](char c) {
-      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-    });
+                      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+                    });
     if (!ok) Fail("containers", value, "'" + name + "' is not a container name");
     r.containers.push_back(std::move(name));
   }
@@ -127,10 +127,10 @@ void ParseContainers(const std::string& value, DeviceRequest& r) {
 
 const std::map<std::string, std::string>& RequirableApis() {
   static const std::map<std::string, std::string> apis = {
-      {"cuda", "nvcuda.dll"},        {"nvml", "nvml.dll"},
+      {"cuda", "nvcuda.dll"},         {"nvml", "nvml.dll"},
       {"nvenc", "nvEncodeAPI64.dll"}, {"nvdec", "nvcuvid.dll"},
-      {"opencl", "OpenCL.dll"},      {"vulkan", "vulkan-1.dll"},
-      {"amf", "amfrt64.dll"},        {"quicksync", "libmfxhw64.dll"},
+      {"opencl", "OpenCL.dll"},       {"vulkan", "vulkan-1.dll"},
+      {"amf", "amfrt64.dll"},         {"quicksync", "libmfxhw64.dll"},
   };
   return apis;
 }
@@ -184,8 +184,7 @@ std::optional<DeviceRequest> ParseDeviceRequest(
     if (!count_given) r.count = static_cast<unsigned>(r.pins.size());
     if (r.count > r.pins.size()) {
       Fail("gpu", std::to_string(r.count),
-           "asks for more GPUs than dxshim.io/device pins (" + std::to_string(r.pins.size()) +
-               ")");
+           "asks for more GPUs than dxshim.io/device pins (" + std::to_string(r.pins.size()) + ")");
     }
   }
   return r;

@@ -102,8 +102,7 @@ DeviceSnapshot::~DeviceSnapshot() {
 }
 
 std::vector<Device> DeviceSnapshot::Prepare(std::vector<Device> devices) const {
-  auto usable =
-      SelectUsable(devices, options_.include_integrated, options_.include_detachable);
+  auto usable = SelectUsable(devices, options_.include_integrated, options_.include_detachable);
   AddVendorRuntimeFiles(usable, options_.extra_runtime_files);
   return usable;
 }
@@ -130,8 +129,8 @@ bool DeviceSnapshot::Refresh() {
   auto next = std::make_shared<Inventory>();
   next->devices = std::move(devices);
   next->generation = previous->generation + 1;
-  spdlog::info("devices: {} changed: {} -> {} device(s)", source_->Name(),
-               previous->devices.size(), next->devices.size());
+  spdlog::info("devices: {} changed: {} -> {} device(s)", source_->Name(), previous->devices.size(),
+               next->devices.size());
   std::lock_guard lock(mutex_);
   generation_.store(next->generation, std::memory_order_release);
   current_ = std::move(next);

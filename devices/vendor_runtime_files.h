@@ -11,8 +11,8 @@
 namespace dxshim::devices {
 
 struct VendorRuntimeFiles {
-  std::string vendor;           // matched against Device::vendor, case-insensitively; or
-  std::uint16_t vendor_id = 0;  // the PCI vendor id (0: match by name)
+  std::string vendor;                 // matched against Device::vendor, case-insensitively; or
+  std::uint16_t vendor_id = 0;        // the PCI vendor id (0: match by name)
   std::vector<RuntimeFile> system32;  // sources relative to the device's DriverStore folder
   std::vector<RuntimeFile> syswow64;
   bool operator==(const VendorRuntimeFiles&) const = default;

@@ -20,7 +20,7 @@ struct DxCoreFacts {
   std::uint32_t device_id = 0;
   std::uint32_t subsystem_id = 0;
   std::uint32_t revision = 0;
-  std::string description;          // DriverDescription
+  std::string description;           // DriverDescription
   std::uint64_t driver_version = 0;  // DriverVersion: four 16-bit parts, most significant first
   std::uint64_t dedicated_memory = 0;
   bool hardware = true;

@@ -43,8 +43,7 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
                                                          sandbox.annotations().end());
     wanted = devices::ParseDeviceRequest(annotations);
   } catch (const devices::RequestError& e) {
-    throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT,
-                        "dxshim: pod " + pod + ": " + e.what());
+    throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT, "dxshim: pod " + pod + ": " + e.what());
   }
   if (wanted && !devices::AppliesTo(*wanted, container)) {
     decision.why = "container " + container + " is not in dxshim.io/containers";
@@ -90,9 +89,9 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
   }
   decision.pass_through = false;
   decision.why = "dxshim: " + decision.reservation.explanation;
-  decision.plan = PlanInjection(config, decision.reservation.devices,
-                                decision.reservation.exclusive, decision.why,
-                                narrow ? class_index : std::nullopt, target);
+  decision.plan =
+      PlanInjection(config, decision.reservation.devices, decision.reservation.exclusive,
+                    decision.why, narrow ? class_index : std::nullopt, target);
   return decision;
 }
 

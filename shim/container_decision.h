@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "runtime/v1/api.pb.h"
 #include "devices/allocator.h"
 #include "devices/device_source.h"
+#include "runtime/v1/api.pb.h"
 #include "shim/injection.h"
 
 namespace dxshim {
@@ -26,8 +26,8 @@ class DecisionError : public std::runtime_error {
 };
 
 struct Decision {
-  bool pass_through = true;   // nothing to do: forward the caller's bytes untouched
-  std::string why;            // for --explain and logs
+  bool pass_through = true;          // nothing to do: forward the caller's bytes untouched
+  std::string why;                   // for --explain and logs
   devices::Reservation reservation;  // valid unless pass_through
   InjectionPlan plan;
 };

@@ -3,9 +3,9 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
+#include "devices/device_source.h"
 #include "devices/device_table.h"
 #include "devices/inventory_file.h"
-#include "devices/device_source.h"
 
 namespace dxshim {
 

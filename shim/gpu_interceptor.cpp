@@ -1,8 +1,7 @@
 #include "shim/gpu_interceptor.h"
 
-#include <spdlog/spdlog.h>
-
 #include <google/protobuf/arena.h>
+#include <spdlog/spdlog.h>
 
 #include "runtime/v1/api.pb.h"
 #include "shim/container_decision.h"
@@ -60,7 +59,8 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
   arena_options.initial_block = first_block;
   arena_options.initial_block_size = sizeof(first_block);
   google::protobuf::Arena arena(arena_options);
-  auto& request = *google::protobuf::Arena::CreateMessage<runtime::v1::CreateContainerRequest>(&arena);
+  auto& request =
+      *google::protobuf::Arena::CreateMessage<runtime::v1::CreateContainerRequest>(&arena);
   if (!request.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return Interception::Forward();  // the runtime answers malformed requests itself
   }
@@ -82,8 +82,7 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
   i.on_result = [this, id = decision.reservation.id](const grpc::Status& status,
                                                      std::string_view response) {
     runtime::v1::CreateContainerResponse created;
-    if (status.ok() &&
-        created.ParseFromArray(response.data(), static_cast<int>(response.size())) &&
+    if (status.ok() && created.ParseFromArray(response.data(), static_cast<int>(response.size())) &&
         !created.container_id().empty()) {
       allocator_.Commit(id, created.container_id());
     } else {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "config/serve_config.h"
-#include "runtime/v1/api.pb.h"
 #include "devices/device.h"
+#include "runtime/v1/api.pb.h"
 
 namespace dxshim {
 

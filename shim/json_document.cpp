@@ -77,8 +77,8 @@ void Emit(const YAML::Node& node, int indent, std::string& out) {
     }
     case YAML::NodeType::Scalar:
       // A quoted scalar carries the non-specific tag "!"; a plain one "?".
-      out += node.Tag() != "!" && IsJsonLiteral(node.Scalar()) ? node.Scalar()
-                                                               : Quote(node.Scalar());
+      out +=
+          node.Tag() != "!" && IsJsonLiteral(node.Scalar()) ? node.Scalar() : Quote(node.Scalar());
       return;
     default:
       out += "null";

@@ -14,7 +14,8 @@ std::vector<devices::RecordedContainer> RecordedContainers(
     const runtime::v1::ListContainersResponse& response) {
   std::vector<devices::RecordedContainer> out;
   for (const auto& c : response.containers()) {
-    if (c.state() != runtime::v1::CONTAINER_CREATED && c.state() != runtime::v1::CONTAINER_RUNNING) {
+    if (c.state() != runtime::v1::CONTAINER_CREATED &&
+        c.state() != runtime::v1::CONTAINER_RUNNING) {
       continue;  // an exited container holds nothing
     }
     const auto devices = c.labels().find(kDevicesLabel);
@@ -59,9 +60,10 @@ bool LedgerSync::SyncOnce(std::chrono::milliseconds timeout) {
   const auto status = stub_->ListContainers(&ctx, request, &response);
   if (!status.ok()) {
     if (!failing_) {
-      spdlog::warn("ledger: cannot list the runtime's containers (GPU requests wait until it "
-                   "can): {}",
-                   status.error_message());
+      spdlog::warn(
+          "ledger: cannot list the runtime's containers (GPU requests wait until it "
+          "can): {}",
+          status.error_message());
     }
     failing_ = true;
     return false;

@@ -38,8 +38,8 @@ YAML::Node LoadJson(const std::string& path, const std::string& text) {
     if (!node.IsMap()) throw UsageError(path + ": not a JSON object");
     return node;
   } catch (const YAML::Exception& e) {
-    throw UsageError(path + " line " + std::to_string(e.mark.line + 1) + ": invalid JSON: " +
-                     e.msg);
+    throw UsageError(path + " line " + std::to_string(e.mark.line + 1) +
+                     ": invalid JSON: " + e.msg);
   }
 }
 
@@ -193,7 +193,7 @@ int RunRewrite(int argc, char** argv) {
       decision = Decide(request, *snapshot.Current(), allocator, target);
     } catch (const DecisionError& e) {
       std::cerr << "dxshim rewrite: CreateContainer would fail with "
-                << (e.code() == grpc::StatusCode::RESOURCE_EXHAUSTED   ? "RESOURCE_EXHAUSTED"
+                << (e.code() == grpc::StatusCode::RESOURCE_EXHAUSTED ? "RESOURCE_EXHAUSTED"
                     : e.code() == grpc::StatusCode::INVALID_ARGUMENT ? "INVALID_ARGUMENT"
                                                                      : "FAILED_PRECONDITION")
                 << ": " << e.what() << "\n";

@@ -1,11 +1,12 @@
 // Allocation policy: matching, vendor/driver groups, sharing limits, placement, the pod as the
 // unit, and the ledger's resync. Devices come from the example inventories (no GPU here).
+#include "devices/allocator.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <thread>
 
-#include "devices/allocator.h"
 #include "devices/inventory_file.h"
 
 namespace dxshim::devices {
@@ -57,14 +58,19 @@ TEST(Allocator, MatchesVendorClassMemoryAndFiles) {
   r = a.Reserve(node, Request({{"dxshim.io/requires", "cuda"}}), "pod-cuda");
   EXPECT_EQ(r.devices[0].vendor, "NVIDIA");
   std::string msg;
-  EXPECT_EQ(KindOf([&] { a.Reserve(node, Request({{"dxshim.io/min-memory", "1Ti"}}), "p"); },
-                   &msg),
+  EXPECT_EQ(KindOf(
+                [&] {
+                  a.Reserve(node, Request({{"dxshim.io/min-memory", "1Ti"}}), "p");
+                },
+                &msg),
             AllocationError::Kind::kImpossible);
   EXPECT_NE(msg.find("no GPU matches the request (gpu=1 min-memory=1048576Mi shared)"),
             std::string::npos)
       << msg;
   EXPECT_NE(msg.find("this node has: "), std::string::npos) << msg;
-  EXPECT_EQ(KindOf([&] { a.Reserve(node, Request({{"dxshim.io/class", "compute"}}), "p"); }),
+  EXPECT_EQ(KindOf([&] {
+              a.Reserve(node, Request({{"dxshim.io/class", "compute"}}), "p");
+            }),
             AllocationError::Kind::kImpossible);
 }
 
@@ -75,10 +81,18 @@ TEST(Allocator, NeverMixesVendorsOrDrivers) {
   ASSERT_EQ(r.devices.size(), 2u);
   EXPECT_EQ(r.devices[0].vendor, r.devices[1].vendor);
   std::string msg;
-  EXPECT_EQ(KindOf([&] { a.Reserve(node, Request({{"dxshim.io/gpu", "3"}}), "pod-2"); }, &msg),
+  EXPECT_EQ(KindOf(
+                [&] {
+                  a.Reserve(node, Request({{"dxshim.io/gpu", "3"}}), "pod-2");
+                },
+                &msg),
             AllocationError::Kind::kImpossible);
   EXPECT_NE(msg.find("no 3 of them share one vendor and driver"), std::string::npos) << msg;
-  EXPECT_EQ(KindOf([&] { a.Reserve(node, Request({{"dxshim.io/gpu", "4"}}), "pod-2"); }, &msg),
+  EXPECT_EQ(KindOf(
+                [&] {
+                  a.Reserve(node, Request({{"dxshim.io/gpu", "4"}}), "pod-2");
+                },
+                &msg),
             AllocationError::Kind::kImpossible);
   EXPECT_NE(msg.find("only 3 GPU(s) match"), std::string::npos) << msg;
 }
@@ -89,7 +103,11 @@ TEST(Allocator, SharingLimitExclusiveAndRelease) {
   const auto r1 = a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-1");
   const auto r2 = a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-2");
   std::string msg;
-  EXPECT_EQ(KindOf([&] { a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-3"); }, &msg),
+  EXPECT_EQ(KindOf(
+                [&] {
+                  a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-3");
+                },
+                &msg),
             AllocationError::Kind::kExhausted);
   EXPECT_NE(msg.find("are in use: NVIDIA Tesla T4 [PCIROOT(0)#PCI(1E00)] 2/2 pods"),
             std::string::npos)
@@ -105,7 +123,9 @@ TEST(Allocator, SharingLimitExclusiveAndRelease) {
   EXPECT_TRUE(a.Usage().empty());
   const auto ex = a.Reserve(node, Request({{"dxshim.io/sharing", "exclusive"}}), "pod-4");
   a.Commit(ex.id, "c4");
-  EXPECT_EQ(KindOf([&] { a.Reserve(node, Request({{"dxshim.io/sharing", "shared"}}), "pod-5"); }),
+  EXPECT_EQ(KindOf([&] {
+              a.Reserve(node, Request({{"dxshim.io/sharing", "shared"}}), "pod-5");
+            }),
             AllocationError::Kind::kExhausted);  // shared requests stay off exclusive devices
   a.SandboxGone("pod-4");
   EXPECT_NO_THROW(a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-5"));
@@ -149,8 +169,8 @@ TEST(Allocator, SpreadAndPackPlacement) {
 TEST(Allocator, PinsRestrictTheChoice) {
   const auto node = Load("hetero-node.yaml");
   Allocator a(Policy(1));
-  const auto r = a.Reserve(node, Request({{"dxshim.io/device", node.devices[1].location_path}}),
-                           "p1");
+  const auto r =
+      a.Reserve(node, Request({{"dxshim.io/device", node.devices[1].location_path}}), "p1");
   EXPECT_EQ(r.devices[0].id, node.devices[1].id);
   EXPECT_EQ(KindOf([&] {
               a.Reserve(node, Request({{"dxshim.io/device", node.devices[1].id}}), "p2");
@@ -172,8 +192,8 @@ TEST(Allocator, ResyncRebuildsKeepsInFlightAndReplaysWhatHappenedMeanwhile) {
   a.FinishResync({{"c-old", "pod-old", {t4b}, false}, {"c-amd", "pod-amd", {"gone-device"}, true}});
   EXPECT_TRUE(a.synced());
   const auto usage = a.Usage();
-  EXPECT_EQ(usage.at(t4a).pods, 1u);       // committed during the resync
-  EXPECT_EQ(usage.count(t4b), 0u);         // its container went away during the resync
+  EXPECT_EQ(usage.at(t4a).pods, 1u);  // committed during the resync
+  EXPECT_EQ(usage.count(t4b), 0u);    // its container went away during the resync
   EXPECT_TRUE(usage.at("gone-device").exclusive);
   a.ContainerGone("c-pending");
   a.ContainerGone("c-amd");
@@ -189,8 +209,8 @@ TEST(Allocator, ConcurrentReservationsNeverOverAllocate) {
   for (int i = 0; i < 32; ++i) {
     threads.emplace_back([&, i] {
       try {
-        const auto r = a.Reserve(node, Request({{"dxshim.io/vendor", "nvidia"}}),
-                                 "pod-" + std::to_string(i));
+        const auto r =
+            a.Reserve(node, Request({{"dxshim.io/vendor", "nvidia"}}), "pod-" + std::to_string(i));
         a.Commit(r.id, "c-" + std::to_string(i));
         ++granted;
       } catch (const AllocationError& e) {

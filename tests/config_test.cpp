@@ -159,7 +159,8 @@ TEST(ServeConfig, ExtraRuntimeFilesAreCheckedLikeRegistryData) {
   test::TempDir dir;
   ServeConfig c;
   const auto error = [&](const std::string& body) {
-    return ErrorOf([&] { ApplyServeConfigFile(c, WriteFile(dir, "extra-runtime-files:\n" + body)); });
+    return ErrorOf(
+        [&] { ApplyServeConfigFile(c, WriteFile(dir, "extra-runtime-files:\n" + body)); });
   };
   auto msg = error("  - vendor: NVIDIA\n    system32:\n      - {source: ..\\..\\SAM}\n");
   EXPECT_NE(msg.find("line 4"), std::string::npos) << msg;
@@ -167,7 +168,8 @@ TEST(ServeConfig, ExtraRuntimeFilesAreCheckedLikeRegistryData) {
   EXPECT_NE(msg.find(".."), std::string::npos) << msg;
   msg = error("  - vendor: NVIDIA\n    system32:\n      - {source: 'C:\\x.dll'}\n");
   EXPECT_NE(msg.find("drive letter"), std::string::npos) << msg;
-  msg = error("  - vendor: NVIDIA\n    system32:\n      - {source: a.dll, destination: 'x\\y.dll'}\n");
+  msg = error(
+      "  - vendor: NVIDIA\n    system32:\n      - {source: a.dll, destination: 'x\\y.dll'}\n");
   EXPECT_NE(msg.find("system32[0].destination"), std::string::npos) << msg;
   msg = error("  - vendor: NVIDIA\n    vendor-id: '0x10de'\n");
   EXPECT_NE(msg.find("exactly one of vendor or vendor-id"), std::string::npos) << msg;

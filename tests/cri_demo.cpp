@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
   std::printf("  %-16s %s (code %d, as kubelet would show it in the pod's events)\n    %s\n",
               "CreateContainer",
               refused.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED ? "RESOURCE_EXHAUSTED"
-                                                                          : "unexpected",
+                                                                           : "unexpected",
               static_cast<int>(refused.error_code()), refused.error_message().c_str());
   ok = ok && refused.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
   cri.RemovePod(pod2.pod_sandbox_id());

@@ -1,11 +1,10 @@
 // The dxshim.io/ annotation grammar.
-#include <gtest/gtest.h>
+#include "devices/device_request.h"
 
+#include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
-
-#include "devices/device_request.h"
 
 namespace dxshim::devices {
 namespace {
@@ -23,9 +22,9 @@ std::string ErrorOf(const Annotations& a) {
 
 TEST(DeviceRequest, NoDxshimAnnotationMeansNoRequest) {
   EXPECT_FALSE(ParseDeviceRequest({}).has_value());
-  EXPECT_FALSE(ParseDeviceRequest({{"dxshim.io", "1"}, {"example.com/gpu", "1"},
-                                   {"dxshim.iox/gpu", "1"}})
-                   .has_value());
+  EXPECT_FALSE(
+      ParseDeviceRequest({{"dxshim.io", "1"}, {"example.com/gpu", "1"}, {"dxshim.iox/gpu", "1"}})
+          .has_value());
 }
 
 TEST(DeviceRequest, EveryKey) {

@@ -96,8 +96,7 @@ TEST(DeviceSnapshot, BackgroundRefreshPicksUpChanges) {
 }
 
 TEST(DeviceSnapshot, AnUnreadableSourceAtStartIsAnError) {
-  EXPECT_THROW(DeviceSnapshot(MakeDeviceSource("inventory:/nonexistent.yaml"), {}),
-               InventoryError);
+  EXPECT_THROW(DeviceSnapshot(MakeDeviceSource("inventory:/nonexistent.yaml"), {}), InventoryError);
   EXPECT_THROW(MakeDeviceSource("windows"), std::invalid_argument);
   EXPECT_THROW(MakeDeviceSource("bogus"), std::invalid_argument);
 }

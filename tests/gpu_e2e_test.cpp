@@ -53,8 +53,10 @@ class GpuEndToEnd : public testing::Test {
     inventory << "devices:\n";
     for (std::size_t i = 0; i < devices; ++i) {
       inventory << R"(  - id: '0000:e2:00.)" << i << R"('
-    luid: 0x00000000000e2e2)" << i << R"(
-    locationPath: ')" << nodes_[i].path() << R"('
+    luid: 0x00000000000e2e2)"
+                << i << R"(
+    locationPath: ')"
+                << nodes_[i].path() << R"('
     description: Test GPU (a device node made by the test)
     vendor: NVIDIA
     vendorId: 0x10de
@@ -66,7 +68,8 @@ class GpuEndToEnd : public testing::Test {
     detachable: false
     dedicatedMemory: 16Gi
     driverVersion: '1.0'
-    driverStore: ')" << (dir_ / "store") << R"('
+    driverStore: ')"
+                << (dir_ / "store") << R"('
     driverKey: ''
     present: true
     runtimeFiles:
@@ -111,8 +114,7 @@ class GpuEndToEnd : public testing::Test {
     *create.mutable_config() = SleepingBusybox("app");
     *create.mutable_sandbox_config() = configs_[pod];
     v1::CreateContainerResponse created;
-    const auto s =
-        client_->runtime->CreateContainer(Deadline(seconds(60)).get(), create, &created);
+    const auto s = client_->runtime->CreateContainer(Deadline(seconds(60)).get(), create, &created);
     if (!s.ok()) return s;
     *id = created.container_id();
     v1::StartContainerRequest start;
@@ -166,8 +168,8 @@ TEST_F(GpuEndToEnd, InjectsOnlyWhereAskedEnforcesSharingAndSurvivesRestarts) {
   const auto plain_pod = RunPod("plain", false);
   std::string plain_container;
   ASSERT_TRUE(CreateAndStart(plain_pod, &plain_container).ok());
-  out = Exec(plain_container,
-             "test -e " + nodes_[0].path() + "; echo $?; test -e /usr/lib/dxshim/libdxgpu.so; echo $?");
+  out = Exec(plain_container, "test -e " + nodes_[0].path() +
+                                  "; echo $?; test -e /usr/lib/dxshim/libdxgpu.so; echo $?");
   EXPECT_EQ(out.stdout(), "1\n1\n");
 
   // The one slot is taken: a second GPU pod is refused, before and after dxshim is killed.

@@ -1,10 +1,11 @@
 // The target mappings, the pass-through scan and the decision, on the example inventories.
+#include "shim/injection.h"
+
 #include <gtest/gtest.h>
 
 #include "devices/inventory_file.h"
 #include "shim/container_decision.h"
 #include "shim/create_request_scan.h"
-#include "shim/injection.h"
 
 namespace dxshim {
 namespace {
@@ -88,7 +89,7 @@ TEST(Injection, KeepsWhatIsThereAndDeduplicatesCaseInsensitively) {
   own->set_container_path("c:\\windows\\system32\\opencl.DLL");
   config.add_devices()->set_host_path("VPCI-LOCATION-PATH://pciroot(0)#pci(1e00)");
   const auto plan = PlanInjection(config, {t4, t4}, true, "why", std::nullopt, Windows());
-  EXPECT_TRUE(plan.add_devices.empty());  // already there, in other case
+  EXPECT_TRUE(plan.add_devices.empty());   // already there, in other case
   EXPECT_EQ(plan.add_mounts.size(), 13u);  // the pod's own OpenCL.dll stays, ours is not added
   EXPECT_EQ(plan.labels.at(kSharingLabel), "exclusive");
   auto rewritten = config;

@@ -3,11 +3,11 @@
 // after an intended change: DXSHIM_UPDATE_GOLDEN=1 build/tests/rewrite_golden_test, then review
 // the diff.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
 
 #include "tests/support/temp_dir.h"
 
@@ -93,8 +93,8 @@ INSTANTIATE_TEST_SUITE_P(
         // Refusals, with the status kubelet would get.
         Case{"malformed-annotation",
              Args({}, "nvidia-t4.yaml", "container-cuda.json", "pod-malformed.json"), 1},
-        Case{"no-matching-gpu",
-             Args({}, "amd-radeon.yaml", "container-cuda.json", "pod-cuda.json"), 1},
+        Case{"no-matching-gpu", Args({}, "amd-radeon.yaml", "container-cuda.json", "pod-cuda.json"),
+             1},
         // Without --skip-host-file-check on this (Linux) machine no DriverStore file exists:
         // the device is injected, no file is mounted, and the explanation says why.
         Case{"host-files-missing",

@@ -1,11 +1,11 @@
 // How Windows discovery's facts become a Device (devices/windows_adapter.h). The facts are the
 // values a Tesla T4 node reports (captured by hand from DXCore, CfgMgr32 and D3DKMT on such a
 // node); no Windows GPU exists here, which is why this logic is portable and tested on Linux.
+#include "devices/windows_adapter.h"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
-
-#include "devices/windows_adapter.h"
 
 namespace dxshim::devices {
 namespace {
@@ -118,8 +118,7 @@ TEST(WindowsAdapter, RefusesWhatCannotBeAssigned) {
         try {
           MakeWindowsDevice(T4Adapter(), p, "", {}, {});
         } catch (const std::invalid_argument& e) {
-          EXPECT_NE(std::string(e.what()).find("adapter 0x00000000:0x0000d1a7"),
-                    std::string::npos);
+          EXPECT_NE(std::string(e.what()).find("adapter 0x00000000:0x0000d1a7"), std::string::npos);
           EXPECT_NE(std::string(e.what()).find("no location path"), std::string::npos);
           throw;
         }

@@ -49,11 +49,11 @@ LONG WINAPI D3DKMTQueryAdapterInfo(const D3dkmtQueryAdapterInfo* args);
 namespace dxshim::devices::windows {
 namespace {
 
-constexpr UINT kQueryRegistry = 48;          // KMTQAITYPE_QUERYREGISTRY (WDDM 2.4+)
-constexpr UINT kDriverStorePath = 2;         // D3DDDI_QUERYREGISTRY_DRIVERSTOREPATH
-constexpr UINT kStatusSuccess = 0;           // D3DDDI_QUERYREGISTRY_STATUS_SUCCESS
-constexpr UINT kStatusBufferOverflow = 1;    // ..._BUFFER_OVERFLOW: output_value_size says
-constexpr ULONG kMaxOutput = 64u * 1024u;    // a path; anything larger is not one
+constexpr UINT kQueryRegistry = 48;        // KMTQAITYPE_QUERYREGISTRY (WDDM 2.4+)
+constexpr UINT kDriverStorePath = 2;       // D3DDDI_QUERYREGISTRY_DRIVERSTOREPATH
+constexpr UINT kStatusSuccess = 0;         // D3DDDI_QUERYREGISTRY_STATUS_SUCCESS
+constexpr UINT kStatusBufferOverflow = 1;  // ..._BUFFER_OVERFLOW: output_value_size says
+constexpr ULONG kMaxOutput = 64u * 1024u;  // a path; anything larger is not one
 static_assert(offsetof(D3dddiQueryRegistryInfo, output_dword) == 544);
 
 std::string Status(LONG status) {

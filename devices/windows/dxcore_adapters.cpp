@@ -68,9 +68,9 @@ struct DxCoreAdapters::State {
 DxCoreAdapters::DxCoreAdapters() : state_(std::make_unique<State>()) {
   state_->module = LoadLibraryExW(L"dxcore.dll", nullptr, LOAD_LIBRARY_SEARCH_SYSTEM32);
   if (!state_->module) {
-    throw std::runtime_error(
-        "dxcore.dll could not be loaded (error " + std::to_string(GetLastError()) +
-        "): DXCore needs Windows 10 1903 or Windows Server 2022 and later");
+    throw std::runtime_error("dxcore.dll could not be loaded (error " +
+                             std::to_string(GetLastError()) +
+                             "): DXCore needs Windows 10 1903 or Windows Server 2022 and later");
   }
   auto create = reinterpret_cast<dxcore::CreateAdapterFactoryFn>(
       reinterpret_cast<void*>(GetProcAddress(state_->module, "DXCoreCreateAdapterFactory")));

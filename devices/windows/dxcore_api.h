@@ -3,8 +3,8 @@
 // (Windows 10 1903+ / Server 2022); the order of methods below must match it exactly.
 #pragma once
 
-#include <windows.h>
 #include <unknwn.h>
+#include <windows.h>
 
 #include <cstddef>
 #include <cstdint>

@@ -33,8 +33,8 @@ WindowsDiscoveryResult WindowsDiscovery::Discover() {
         driver_store = QueryDriverStorePath(adapter.luid);
         if (IsContainerDriverStore(driver_store)) result.in_container = true;
       } catch (const std::exception& e) {
-        result.warnings.push_back(name + ": no DriverStore folder, so no runtime files: " +
-                                  e.what());
+        result.warnings.push_back(name +
+                                  ": no DriverStore folder, so no runtime files: " + e.what());
       }
       if (!driver_store.empty() && !node->second.driver_key.empty()) {
         files = ReadRegistryRuntimeFiles(node->second.driver_key);

@@ -20,8 +20,8 @@ namespace {
 const dxshim::devices::Inventory& Node() {
   static const auto inventory = [] {
     dxshim::devices::Inventory inv;
-    inv.devices = dxshim::devices::LoadInventoryFile(DXSHIM_SOURCE_DIR
-                                                     "/deploy/examples/inventories/hetero-node.yaml");
+    inv.devices = dxshim::devices::LoadInventoryFile(
+        DXSHIM_SOURCE_DIR "/deploy/examples/inventories/hetero-node.yaml");
     inv.generation = 1;
     return inv;
   }();

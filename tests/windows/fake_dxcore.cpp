@@ -27,12 +27,30 @@ struct FakeAdapterData {
 };
 
 constexpr FakeAdapterData kAdapters[] = {
-    {{0x0000d1a7, 0}, {0x10de, 0x1eb8, 0x12a210de, 0xa1}, "NVIDIA Tesla T4",
-     0x001f000f0e9cull, 15ull << 30, true, true, true},
-    {{0x0000e0b2, 0}, {0x1414, 0x008c, 0, 0}, "Microsoft Basic Render Driver", 0, 0, false, true,
+    {{0x0000d1a7, 0},
+     {0x10de, 0x1eb8, 0x12a210de, 0xa1},
+     "NVIDIA Tesla T4",
+     0x001f000f0e9cull,
+     15ull << 30,
+     true,
+     true,
      true},
-    {{0x0000f3c1, 1}, {0x1002, 0x74a1, 0x0c341002, 0x00}, "AMD Instinct MI300X", 0, 192ull << 30,
-     true, false, true},
+    {{0x0000e0b2, 0},
+     {0x1414, 0x008c, 0, 0},
+     "Microsoft Basic Render Driver",
+     0,
+     0,
+     false,
+     true,
+     true},
+    {{0x0000f3c1, 1},
+     {0x1002, 0x74a1, 0x0c341002, 0x00},
+     "AMD Instinct MI300X",
+     0,
+     192ull << 30,
+     true,
+     false,
+     true},
 };
 
 bool SameGuid(REFGUID a, const GUID& b) { return std::memcmp(&a, &b, sizeof(GUID)) == 0; }
@@ -143,8 +161,8 @@ class Factory : public RefCounted<dx::IAdapterFactory> {
 
 }  // namespace
 
-extern "C" __declspec(dllexport) HRESULT WINAPI DXCoreCreateAdapterFactory(REFIID riid,
-                                                                          void** out) {
+extern "C" __declspec(dllexport) HRESULT WINAPI
+    DXCoreCreateAdapterFactory(REFIID riid, void** out) {
   if (!SameGuid(riid, dx::kIidAdapterFactory)) return E_NOINTERFACE;
   *out = static_cast<dx::IAdapterFactory*>(new (std::nothrow) Factory());
   return *out ? S_OK : E_OUTOFMEMORY;
