@@ -170,7 +170,8 @@ void ApplyServeConfigFile(ServeConfig& config, const std::string& path) {
     if ((key == "allow-namespaces" || key == "deny-namespaces") && entry.second.IsSequence()) {
       std::string joined;
       for (const auto& item : entry.second) {
-        if (!item.IsScalar()) throw ConfigError(where + ": key '" + key + "': not a name list");
+        if (!item.IsScalar())
+          throw ConfigError(where.append(": key '").append(key).append("': not a name list"));
         joined += (joined.empty() ? "" : ",") + item.as<std::string>();
       }
       auto& list = key == "allow-namespaces" ? config.policy.allow_namespaces
@@ -183,7 +184,7 @@ void ApplyServeConfigFile(ServeConfig& config, const std::string& path) {
       continue;
     }
     if (!entry.second.IsScalar()) {
-      throw ConfigError(where + ": key '" + key + "' must have a single value");
+      throw ConfigError(where.append(": key '").append(key).append("' must have a single value"));
     }
     ApplyServeKey(config, key, entry.second.as<std::string>(), where);
   }

@@ -107,7 +107,7 @@ void ParseRequires(const std::string& value, DeviceRequest& r) {
       std::string apis;
       for (const auto& [name, file] : RequirableApis()) apis += (apis.empty() ? "" : ", ") + name;
       Fail("requires", value,
-           "'" + item + "' is neither a file name (e.g. nvcuda.dll) nor an API (" + apis + ")");
+           "'" + item + ("' is neither a file name (e.g. nvcuda.dll) nor an API (" + apis + ")"));
     }
   }
 }

@@ -101,7 +101,7 @@ DeviceSnapshot::~DeviceSnapshot() {
   if (thread_.joinable()) thread_.join();
 }
 
-std::vector<Device> DeviceSnapshot::Prepare(std::vector<Device> devices) const {
+std::vector<Device> DeviceSnapshot::Prepare(const std::vector<Device>& devices) const {
   auto usable = SelectUsable(devices, options_.include_integrated, options_.include_detachable);
   AddVendorRuntimeFiles(usable, options_.extra_runtime_files);
   return usable;

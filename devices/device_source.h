@@ -71,7 +71,7 @@ class DeviceSnapshot {
   void StartBackgroundRefresh();
 
  private:
-  std::vector<Device> Prepare(std::vector<Device> devices) const;
+  std::vector<Device> Prepare(const std::vector<Device>& devices) const;
 
   std::unique_ptr<DeviceSource> source_;
   SnapshotOptions options_;

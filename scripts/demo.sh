@@ -41,7 +41,7 @@ rm -f "$gpu_node" && mknod -m 666 "$gpu_node" c 1 3
 mkdir -p "$work/driver-store"
 echo "a GPU runtime library from the driver store" >"$work/driver-store/libdemo-gpu.so"
 sed -e "s|@GPU_NODE@|$gpu_node|" -e "s|@STORE@|$work/driver-store|" \
-  deploy/examples/inventories/linux-demo.yaml.in >"$work/inventory.yaml"
+  scripts/demo-inventory.yaml.in >"$work/inventory.yaml"
 build/shim/dxshim devices --source "inventory:$work/inventory.yaml" | sed 's/^/   /'
 
 echo "== 3. dxshim serve in front of containerd (linux target, 1 container per GPU)"

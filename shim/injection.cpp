@@ -94,7 +94,9 @@ InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
         if (mounted(inside)) {
           if (std::none_of(plan.add_mounts.begin(), plan.add_mounts.end(),
                            [&](const auto& m) { return m.host_path() == host; })) {
-            plan.notes.push_back(inside + ": already mounted, " + host + " not added");
+            std::string note = inside;
+            plan.notes.push_back(
+                note.append(": already mounted, ").append(host).append(" not added"));
           }
           continue;
         }
