@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "devices/device.h"
@@ -22,6 +23,8 @@ std::vector<Device> LoadInventoryFile(const std::string& path);
 std::vector<Device> ParseInventory(const std::string& text, const std::string& origin);
 std::string WriteInventoryYaml(const std::vector<Device>& devices);
 std::string WriteInventoryJson(const std::vector<Device>& devices);
+// `s` as a JSON string literal, quotes included (control characters escaped).
+std::string JsonString(std::string_view s);
 
 // "16Gi", "512Mi", "8G", "1073741824": bytes. Throws std::invalid_argument.
 std::uint64_t ParseByteQuantity(const std::string& text);

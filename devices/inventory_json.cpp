@@ -6,9 +6,8 @@
 #include "devices/inventory_file.h"
 
 namespace dxshim::devices {
-namespace {
 
-std::string JsonString(const std::string& s) {
+std::string JsonString(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
@@ -33,8 +32,6 @@ std::string JsonString(const std::string& s) {
   }
   return out + "\"";
 }
-
-}  // namespace
 
 std::string WriteInventoryJson(const std::vector<Device>& devices) {
   std::ostringstream out;

@@ -3,40 +3,10 @@
 #include <cstdio>
 #include <regex>
 
+#include "devices/inventory_file.h"
+
 namespace dxshim {
 namespace {
-
-std::string Quote(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", static_cast<unsigned>(c));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 bool IsJsonLiteral(const std::string& s) {
   static const std::regex number(R"(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?)");
@@ -55,7 +25,7 @@ void Emit(const YAML::Node& node, int indent, std::string& out) {
       out += "{\n";
       bool first = true;
       for (const auto& kv : node) {
-        out += (first ? "" : ",\n") + pad + Quote(kv.first.Scalar()) + ": ";
+        out += (first ? "" : ",\n") + pad + devices::JsonString(kv.first.Scalar()) + ": ";
         Emit(kv.second, indent + 2, out);
         first = false;
       }
@@ -77,8 +47,8 @@ void Emit(const YAML::Node& node, int indent, std::string& out) {
     }
     case YAML::NodeType::Scalar:
       // A quoted scalar carries the non-specific tag "!"; a plain one "?".
-      out +=
-          node.Tag() != "!" && IsJsonLiteral(node.Scalar()) ? node.Scalar() : Quote(node.Scalar());
+      out += node.Tag() != "!" && IsJsonLiteral(node.Scalar()) ? node.Scalar()
+                                                               : devices::JsonString(node.Scalar());
       return;
     default:
       out += "null";
