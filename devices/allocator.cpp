@@ -12,24 +12,29 @@ std::string Lower(std::string s) {
   return s;
 }
 
-bool Fits(const Device& d, const DeviceRequest& r) {
-  if (!d.present) return false;
-  if (r.device_class && d.device_class != *r.device_class) return false;
-  if (!r.vendor.empty() && Lower(d.vendor) != r.vendor) return false;
-  if (r.vendor_id && d.vendor_id != r.vendor_id) return false;
-  if (d.dedicated_memory < r.min_memory) return false;
+// Why `d` cannot serve request `r`, or "" if it can.
+std::string Mismatch(const Device& d, const DeviceRequest& r) {
+  if (!d.present) return "not present";
+  if (r.device_class && d.device_class != *r.device_class) {
+    return std::string("class ") + ToString(d.device_class);
+  }
+  if (!r.vendor.empty() && Lower(d.vendor) != r.vendor) return "vendor " + Lower(d.vendor);
+  if (r.vendor_id && d.vendor_id != r.vendor_id) return "vendor id " + HexNumber(d.vendor_id, 4);
+  if (d.dedicated_memory < r.min_memory) {
+    return std::to_string(d.dedicated_memory >> 20) + "Mi of memory";
+  }
   for (const auto& file : r.required_files) {
     const bool has = std::any_of(d.system32.begin(), d.system32.end(), [&](const RuntimeFile& f) {
       return EqualsIgnoreCase(f.destination, file);
     });
-    if (!has) return false;
+    if (!has) return "no " + file;
   }
   if (!r.pins.empty()) {
     const bool pinned = std::any_of(r.pins.begin(), r.pins.end(),
                                     [&](const std::string& pin) { return PinMatches(pin, d); });
-    if (!pinned) return false;
+    if (!pinned) return "not pinned";
   }
-  return true;
+  return "";
 }
 
 std::string Name(const Device& d) { return d.description + " [" + d.location_path + "]"; }
@@ -69,10 +74,17 @@ std::map<std::string, DeviceUsage> Allocator::Usage() const {
 }
 
 std::vector<Device> Allocator::Choose(const Inventory& inventory, const DeviceRequest& request,
-                                      std::string& explanation) const {
+                                      std::string& explanation,
+                                      std::vector<std::string>& considered) const {
   std::vector<const Device*> matches;
+  std::vector<std::string> rejected;
   for (const auto& d : inventory.devices) {
-    if (Fits(d, request)) matches.push_back(&d);
+    const auto why = Mismatch(d, request);
+    if (why.empty()) {
+      matches.push_back(&d);
+    } else {
+      rejected.push_back(Name(d) + ": " + why);
+    }
   }
   const auto asked = "request (" + Describe(request) + ")";
   if (matches.empty()) {
@@ -145,6 +157,29 @@ std::vector<Device> Allocator::Choose(const Inventory& inventory, const DeviceRe
                           "all " + std::to_string(matches.size()) + " GPU(s) matching the " +
                               asked + " are in use: " + busy);
   }
+  considered.clear();
+  for (const auto* d : matches) {
+    const auto u = pods(d);
+    const bool taken = std::find(best.begin(), best.end(), d) != best.end();
+    std::string line = Name(*d) + ": " + (taken ? "chosen" : "matches") + ", " +
+                       std::to_string(u.pods) + "/" +
+                       std::to_string(policy_.max_containers_per_device) + " pods" +
+                       (u.exclusive ? " (exclusive)" : "");
+    const bool same_group = Lower(d->vendor) + "|" + Lower(d->driver_store) ==
+                            Lower(best[0]->vendor) + "|" + Lower(best[0]->driver_store);
+    if (taken) {
+      // nothing to add
+    } else if (!has_room(d)) {
+      line += request.exclusive ? ", not free" : ", full";
+    } else if (!same_group) {
+      line += ", other vendor/driver group";
+    } else {
+      line += std::string(", ") + ToString(policy_.placement) +
+              " preferred another (ties: inventory order)";
+    }
+    considered.push_back(std::move(line));
+  }
+  for (auto& r : rejected) considered.push_back(std::move(r));
   explanation = Describe(request) + " -> ";
   std::vector<Device> chosen;
   for (std::size_t i = 0; i < best.size(); ++i) {
@@ -180,7 +215,7 @@ Reservation Allocator::Reserve(const Inventory& inventory, const DeviceRequest& 
     }
     ++held->second.pending;
   } else {
-    r.devices = Choose(inventory, request, r.explanation);
+    r.devices = Choose(inventory, request, r.explanation, r.considered);
     r.exclusive = request.exclusive;
     auto& hold = holds_[sandbox_id];
     for (const auto& d : r.devices) hold.device_ids.push_back(d.id);

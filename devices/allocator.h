@@ -39,6 +39,9 @@ struct Reservation {
   std::vector<Device> devices;
   bool exclusive = false;
   std::string explanation;  // one line: what was chosen and why
+  // One line per inventory device: chosen, matching but not chosen (and why), or why not
+  // matching. Empty when the pod's earlier choice was reused.
+  std::vector<std::string> considered;
 };
 
 // A container as the runtime lists it, with what its labels say it holds.
@@ -98,7 +101,7 @@ class Allocator {
 
   std::map<std::string, DeviceUsage> UsageLocked() const;
   std::vector<Device> Choose(const Inventory& inventory, const DeviceRequest& request,
-                             std::string& explanation) const;
+                             std::string& explanation, std::vector<std::string>& considered) const;
   void ApplyCommit(const std::string& sandbox, const std::string& container,
                    const std::vector<std::string>& ids, bool exclusive);
   void ApplyContainerGone(const std::string& container_id);

@@ -78,6 +78,7 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
   spdlog::info("CreateContainer {} {}: {}", PodName(request.sandbox_config()),
                request.config().metadata().name(), decision.why);
   for (const auto& note : decision.plan.notes) spdlog::info("  {}", note);
+  for (const auto& line : decision.reservation.considered) spdlog::debug("  {}", line);
   auto i = Interception::Replace(std::move(rewritten));
   i.on_result = [this, id = decision.reservation.id](const grpc::Status& status,
                                                      std::string_view response) {

@@ -205,6 +205,7 @@ int RunRewrite(int argc, char** argv) {
     }
     if (vm["explain"].as<bool>()) {
       std::cerr << (decision.pass_through ? "unchanged: " + decision.why : decision.why) << "\n";
+      for (const auto& line : decision.reservation.considered) std::cerr << "  " << line << "\n";
       for (const auto& note : decision.plan.notes) std::cerr << "  " << note << "\n";
       if (skip_check && !decision.pass_through) {
         std::cerr << "  host files not checked (--skip-host-file-check)\n";
