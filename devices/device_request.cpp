@@ -181,6 +181,11 @@ std::optional<DeviceRequest> ParseDeviceRequest(
     }
   }
   if (!r.pins.empty()) {
+    if (!count_given && r.pins.size() > kMaxCount) {
+      Fail("device", annotations.at(std::string(kAnnotationPrefix) + "device"),
+           "pins " + std::to_string(r.pins.size()) + " devices, more than " +
+               std::to_string(kMaxCount) + " GPUs; set dxshim.io/gpu to how many of them");
+    }
     if (!count_given) r.count = static_cast<unsigned>(r.pins.size());
     if (r.count > r.pins.size()) {
       Fail("gpu", std::to_string(r.count),

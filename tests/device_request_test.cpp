@@ -99,6 +99,9 @@ TEST(DeviceRequest, ErrorsNameTheAnnotationAndTheProblem) {
       {{{"dxshim.io/device", "a,A"}}, "lists 'A' twice"},
       {{{"dxshim.io/device", "a"}, {"dxshim.io/gpu", "2"}}, "more GPUs than dxshim.io/device"},
       {{{"dxshim.io/sharing", "yes"}}, "dxshim.io/sharing='yes': not exclusive or shared"},
+      // Found by the annotation fuzzer: 17 pins without a count made a count of 17.
+      {{{"dxshim.io/device", "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q"}},
+       "pins 17 devices, more than 16 GPUs; set dxshim.io/gpu"},
       {{{"dxshim.io/containers", "App"}}, "'App' is not a container name"},
   };
   for (const auto& c : cases) {
