@@ -8,6 +8,7 @@ packages=(
   libboost-program-options-dev libspdlog-dev libyaml-cpp-dev libgtest-dev libbenchmark-dev
   containerd runc busybox-static
   g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev
+  systemd
 )
 missing=()
 for p in "${packages[@]}"; do

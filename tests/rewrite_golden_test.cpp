@@ -1,12 +1,19 @@
-// `dxshim rewrite` golden tests: the example pods and container configs of deploy/examples/rewrite
-// on the example inventories, compared byte for byte with tests/golden/rewrite/. To regenerate
-// after an intended change: DXSHIM_UPDATE_GOLDEN=1 build/tests/rewrite_golden_test, then review
-// the diff.
+// `dxshim rewrite` golden tests, compared byte for byte with tests/golden/:
+// - rewrite/: the crictl files of deploy/examples/rewrite on the example inventories;
+// - pods/: every Kubernetes pod of deploy/examples/pods, each container turned into the crictl
+//   files kubelet's request would carry, on the inventory the example is meant for, with the
+//   Windows node configuration deploy/examples/dxshim-windows.yaml.
+// To regenerate after an intended change: DXSHIM_UPDATE_GOLDEN=1 build/tests/rewrite_golden_test,
+// then review the diff.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "tests/support/temp_dir.h"
@@ -33,28 +40,32 @@ std::string Read(const std::string& path) {
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
-class RewriteGolden : public testing::TestWithParam<Case> {};
-
-TEST_P(RewriteGolden, MatchesTheGoldenFiles) {
-  const auto& c = GetParam();
+// Runs `dxshim rewrite ARGS` from the source tree (so paths in messages do not depend on where
+// it is) and compares stdout and stderr with GOLDEN.out and GOLDEN.err.
+void ExpectGolden(const std::vector<std::string>& args, int exit_code, const std::string& golden) {
   TempDir dir;
   std::string command = Quote(DXSHIM_BINARY) + " rewrite";
-  for (const auto& a : c.args) command += " " + Quote(a);
-  // Paths in messages are relative to the source tree, so golden files do not depend on it.
+  for (const auto& a : args) command += " " + Quote(a);
   command = "cd " + Quote(kSource) + " && " + command + " >" + Quote(dir / "out") + " 2>" +
             Quote(dir / "err");
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status)) << command;
-  EXPECT_EQ(WEXITSTATUS(status), c.exit_code) << Read(dir / "err");
+  EXPECT_EQ(WEXITSTATUS(status), exit_code) << Read(dir / "err");
   for (const std::string stream : {"out", "err"}) {
     const auto actual = Read(dir / stream);
-    const auto golden = kGolden + c.name + "." + stream;
+    const auto file = golden + "." + stream;
     if (std::getenv("DXSHIM_UPDATE_GOLDEN")) {
-      std::ofstream(golden) << actual;
+      std::ofstream(file) << actual;
       continue;
     }
-    EXPECT_EQ(actual, Read(golden)) << "differs from " << golden;
+    EXPECT_EQ(actual, Read(file)) << "differs from " << file;
   }
+}
+
+class RewriteGolden : public testing::TestWithParam<Case> {};
+
+TEST_P(RewriteGolden, MatchesTheGoldenFiles) {
+  ExpectGolden(GetParam().args, GetParam().exit_code, kGolden + GetParam().name);
 }
 
 const std::string kInv = "deploy/examples/inventories/";
@@ -106,6 +117,69 @@ INSTANTIATE_TEST_SUITE_P(
       for (auto& ch : name) ch = ch == '-' ? '_' : ch;
       return name;
     });
+
+// The inventory each example pod is meant for.
+const std::map<std::string, std::string> kPodInventories = {
+    {"amf-encode-exclusive", "amd-radeon.yaml"},
+    {"cuda-devicequery", "nvidia-t4.yaml"},
+    {"device-listing", "hetero-node.yaml"},
+    {"directml-hello", "mcdm-compute.yaml"},
+    {"ffmpeg-nvenc", "nvidia-t4.yaml"},
+    {"ffmpeg-quicksync", "intel-igpu.yaml"},
+    {"nvidia-smi", "nvidia-t4.yaml"},
+    {"opencl-enumeration", "nvidia-t4.yaml"},
+    {"scoped-and-pinned", "hetero-node.yaml"},
+    {"vulkan-info", "hetero-node.yaml"},
+};
+
+// What kubelet's CreateContainer would carry for one container of a pod, as crictl files.
+void WriteCrictlFiles(const YAML::Node& pod, const YAML::Node& container, const TempDir& dir) {
+  YAML::Emitter p;
+  p << YAML::DoubleQuoted << YAML::Flow << YAML::BeginMap;
+  p << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
+  p << YAML::Key << "name" << YAML::Value << pod["metadata"]["name"].as<std::string>();
+  p << YAML::Key << "namespace" << YAML::Value << "default";
+  p << YAML::Key << "uid" << YAML::Value << "example-uid" << YAML::EndMap;
+  p << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
+  for (const auto& kv : pod["metadata"]["annotations"]) {
+    p << YAML::Key << kv.first.as<std::string>() << YAML::Value << kv.second.as<std::string>();
+  }
+  p << YAML::EndMap << YAML::EndMap;
+  std::ofstream(dir / "pod.json") << p.c_str();
+  YAML::Emitter c;
+  c << YAML::DoubleQuoted << YAML::Flow << YAML::BeginMap;
+  c << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap << YAML::Key << "name"
+    << YAML::Value << container["name"].as<std::string>() << YAML::EndMap;
+  c << YAML::Key << "image" << YAML::Value << YAML::BeginMap << YAML::Key << "image" << YAML::Value
+    << container["image"].as<std::string>() << YAML::EndMap;
+  c << YAML::Key << "command" << YAML::Value << YAML::BeginSeq;
+  for (const auto& arg : container["command"]) c << arg.as<std::string>();
+  c << YAML::EndSeq << YAML::EndMap;
+  std::ofstream(dir / "container.json") << c.c_str();
+}
+
+TEST(ExamplePods, EachContainerOfEachExampleMatchesItsGoldenRewrite) {
+  std::set<std::string> seen;
+  for (const auto& entry : std::filesystem::directory_iterator(kExamples + "pods")) {
+    const auto name = entry.path().stem().string();
+    ASSERT_TRUE(kPodInventories.count(name)) << "no inventory listed for example " << name;
+    seen.insert(name);
+    const auto pod = YAML::LoadFile(entry.path().string());
+    for (const char* list : {"initContainers", "containers"}) {
+      for (const auto& container : pod["spec"][list]) {
+        SCOPED_TRACE(name + "/" + container["name"].as<std::string>());
+        TempDir dir;
+        WriteCrictlFiles(pod, container, dir);
+        ExpectGolden(
+            {"--config", "deploy/examples/dxshim-windows.yaml", "--inventory",
+             kInv + kPodInventories.at(name), "--skip-host-file-check", "--explain",
+             dir / "container.json", dir / "pod.json"},
+            0, kSource + "/tests/golden/pods/" + name + "." + container["name"].as<std::string>());
+      }
+    }
+  }
+  EXPECT_EQ(seen.size(), kPodInventories.size());
+}
 
 }  // namespace
 }  // namespace dxshim::test
