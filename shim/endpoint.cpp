@@ -2,12 +2,13 @@
 
 #include <stdexcept>
 
+#include "shim/pipe_name.h"
+
 namespace dxshim {
 namespace {
 
 constexpr std::string_view kUnixScheme = "unix://";
 constexpr std::string_view kTcpScheme = "tcp://";
-constexpr std::string_view kPipeScheme = "npipe://";
 
 [[noreturn]] void Reject(std::string_view text, std::string_view why) {
   throw std::invalid_argument("endpoint '" + std::string(text) + "': " + std::string(why));
@@ -50,6 +51,7 @@ Endpoint ParseEndpoint(std::string_view text) {
   if (text.starts_with(kUnixScheme)) return ParseUnix(text, text.substr(kUnixScheme.size()));
   if (text.starts_with(kTcpScheme)) return ParseTcp(text, text.substr(kTcpScheme.size()));
   if (text.starts_with(kPipeScheme)) {
+    PipePathFromEndpoint(text);  // a malformed pipe endpoint is reported as such
     Reject(text, "named pipes are only available in the Windows build of dxshim");
   }
   if (text.front() == '/') return ParseUnix(text, text);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "shim/metadata.h"
+#include "shim/pipe_name.h"
 
 namespace dxshim {
 namespace {
@@ -54,6 +55,35 @@ TEST(Metadata, TransportHeadersAreNotCopied) {
   }
   for (const char* key : {"containerd-namespace", "x-request-id", "trace-bin", "authorization"}) {
     EXPECT_FALSE(IsTransportHeader(key)) << key;
+  }
+}
+
+}  // namespace
+}  // namespace dxshim
+
+namespace dxshim {
+namespace {
+
+TEST(PipeName, BothSpellingsKubeletAccepts) {
+  EXPECT_EQ(PipePathFromEndpoint("npipe://./pipe/containerd-containerd"),
+            "\\\\.\\pipe\\containerd-containerd");
+  EXPECT_EQ(PipePathFromEndpoint("npipe:////./pipe/dxshim"), "\\\\.\\pipe\\dxshim");
+}
+
+TEST(PipeName, Rejections) {
+  for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
+           {"npipe://server/pipe/x", "only local pipes"},
+           {"npipe://./pipe/", "empty"},
+           {"npipe://./pipe/a\\b", "separator"},
+           {"npipe://./pipe/a/b", "separator"},
+           {"npipe://./pipe/" + std::string(300, 'x'), "too long"},
+           {"unix:///x", "expected npipe"}}) {
+    try {
+      PipePathFromEndpoint(text);
+      ADD_FAILURE() << text;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
   }
 }
 

@@ -1,0 +1,51 @@
+// Windows only, no gRPC: dxshim's named-pipe listener (npipe://./pipe/dxshim for kubelet). gRPC
+// C++ has no named-pipe transport, so each pipe connection is bridged to a fresh connection to
+// dxshim's gRPC server on loopback. Overlapped I/O; one listening instance is always waiting;
+// the pipe's security descriptor admits only SYSTEM and Administrators unless configured.
+#pragma once
+
+// clang-format off
+#include <winsock2.h>  // before windows.h
+#include <windows.h>
+// clang-format on
+#include <functional>
+#include <string>
+#include <thread>
+
+#include "shim/windows/pipe_bridge.h"
+
+namespace dxshim::windows {
+
+// SYSTEM and built-in Administrators: full access; nobody else; no inherited entries.
+inline constexpr char kDefaultPipeSddl[] = "D:P(A;;GA;;;SY)(A;;GA;;;BA)";
+
+class PipeAcceptor {
+ public:
+  // `dial_backend` returns a connected socket to the gRPC server, or INVALID_SOCKET (the pipe
+  // client is then disconnected).
+  PipeAcceptor(std::string pipe_path, std::string sddl, std::function<SOCKET()> dial_backend);
+  ~PipeAcceptor();
+  PipeAcceptor(const PipeAcceptor&) = delete;
+  PipeAcceptor& operator=(const PipeAcceptor&) = delete;
+
+  // Creates the first pipe instance and starts accepting. Throws std::runtime_error naming the
+  // problem: an invalid SDDL, or the pipe name already served by another process.
+  void Start();
+  // Stops accepting, closes every bridged connection, joins every thread. Idempotent.
+  void Stop();
+  std::size_t active_connections() { return bridges_.active(); }
+
+ private:
+  HANDLE CreateInstance(bool first, DWORD& error);
+  void AcceptLoop(HANDLE listening);
+
+  std::wstring path_;
+  std::string sddl_;
+  std::function<SOCKET()> dial_backend_;
+  SECURITY_ATTRIBUTES security_{};
+  HANDLE stop_ = nullptr;
+  std::thread thread_;
+  BridgeSet bridges_;
+};
+
+}  // namespace dxshim::windows

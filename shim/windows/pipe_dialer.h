@@ -1,0 +1,46 @@
+// Windows only, no gRPC: the upstream leg to a runtime that listens on a named pipe
+// (npipe://./pipe/containerd-containerd). dxshim's gRPC channel dials a loopback TCP port; each
+// connection there is bridged to a new connection to the pipe.
+#pragma once
+
+// clang-format off
+#include <winsock2.h>  // before windows.h
+#include <windows.h>
+// clang-format on
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "shim/windows/pipe_bridge.h"
+
+namespace dxshim::windows {
+
+// Connects to the pipe server at `path` (\\.\pipe\name) with an overlapped handle, waiting up to
+// `timeout` while every instance is busy. Throws std::runtime_error naming the pipe and the
+// error (no such pipe, access denied, timeout).
+HANDLE DialPipe(const std::string& path, std::chrono::milliseconds timeout);
+
+class PipeForwarder {
+ public:
+  explicit PipeForwarder(std::string pipe_path) : pipe_path_(std::move(pipe_path)) {}
+  ~PipeForwarder();
+  PipeForwarder(const PipeForwarder&) = delete;
+  PipeForwarder& operator=(const PipeForwarder&) = delete;
+
+  // Listens on 127.0.0.1 (an ephemeral port) and returns the port. Throws std::runtime_error.
+  int Start();
+  void Stop();  // closes the listener and every bridged connection, joins; idempotent
+  std::size_t active_connections() { return bridges_.active(); }
+
+ private:
+  void AcceptLoop();
+
+  std::string pipe_path_;
+  SOCKET listener_ = INVALID_SOCKET;
+  HANDLE accept_event_ = nullptr;
+  HANDLE stop_ = nullptr;
+  std::thread thread_;
+  BridgeSet bridges_;
+};
+
+}  // namespace dxshim::windows
