@@ -1,16 +1,41 @@
 #include "shim/json_document.h"
 
 #include <cstdio>
-#include <regex>
+#include <string_view>
 
 #include "devices/inventory_file.h"
 
 namespace dxshim {
 namespace {
 
+// JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+bool IsJsonNumber(std::string_view s) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const auto start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > start;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i < s.size() && s[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
 bool IsJsonLiteral(const std::string& s) {
-  static const std::regex number(R"(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?)");
-  return s == "true" || s == "false" || s == "null" || std::regex_match(s, number);
+  return s == "true" || s == "false" || s == "null" || IsJsonNumber(s);
 }
 
 void Emit(const YAML::Node& node, int indent, std::string& out) {
