@@ -1,0 +1,121 @@
+// The Windows service glue (shim/windows/service.*), cross-compiled with mingw and run under
+// wine, whose service control manager starts and stops real services:
+//   service-test.exe drive     installs itself as service "dxshim-test", starts it, stops it,
+//                              checks every step, removes it; prints ok/FAILED lines
+//   service-test.exe console   checks that a console start is told it is not a service
+//   service-test.exe           (as started by the SCM) the service: records its states in
+//                              state.txt next to the executable
+#include <windows.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "shim/windows/service.h"
+
+namespace {
+
+std::wstring StateFile() {
+  wchar_t path[MAX_PATH] = {};
+  GetModuleFileNameW(nullptr, path, MAX_PATH);
+  std::wstring p(path);
+  return p.substr(0, p.find_last_of(L'\\') + 1) + L"state.txt";
+}
+
+void Record(const char* state) {
+  FILE* f = _wfopen(StateFile().c_str(), L"a");
+  if (!f) return;
+  std::fprintf(f, "%s\n", state);
+  std::fclose(f);
+}
+
+std::string ReadState() {
+  FILE* f = _wfopen(StateFile().c_str(), L"r");
+  if (!f) return "";
+  std::string text;
+  char buf[256];
+  while (std::fgets(buf, sizeof(buf), f)) text += buf;
+  std::fclose(f);
+  return text;
+}
+
+int failures = 0;
+void Check(bool ok, const std::string& what) {
+  if (!ok) ++failures;
+  std::printf("%s: %s\n", ok ? "ok" : "FAILED", what.c_str());
+  std::fflush(stdout);
+}
+
+DWORD WaitForState(SC_HANDLE service, DWORD wanted, SERVICE_STATUS& status) {
+  for (int i = 0; i < 200; ++i) {  // up to 20 s
+    if (!QueryServiceStatus(service, &status)) return 0;
+    if (status.dwCurrentState == wanted) return wanted;
+    Sleep(100);
+  }
+  return status.dwCurrentState;
+}
+
+int Drive() {
+  _wremove(StateFile().c_str());
+  wchar_t self[MAX_PATH] = {};
+  GetModuleFileNameW(nullptr, self, MAX_PATH);
+  const SC_HANDLE manager = OpenSCManagerW(nullptr, nullptr, SC_MANAGER_ALL_ACCESS);
+  Check(manager != nullptr, "open the service control manager");
+  if (!manager) return 1;
+  SC_HANDLE service = OpenServiceW(manager, L"dxshim-test", SERVICE_ALL_ACCESS);
+  if (service) {  // left over from an interrupted run
+    DeleteService(service);
+    CloseServiceHandle(service);
+  }
+  service = CreateServiceW(manager, L"dxshim-test", L"dxshim test service", SERVICE_ALL_ACCESS,
+                           SERVICE_WIN32_OWN_PROCESS, SERVICE_DEMAND_START, SERVICE_ERROR_NORMAL,
+                           self, nullptr, nullptr, nullptr, nullptr, nullptr);
+  Check(service != nullptr, "create the service");
+  if (!service) return 1;
+  SERVICE_STATUS status{};
+  Check(StartServiceW(service, 0, nullptr) != FALSE, "start it");
+  const DWORD running = WaitForState(service, SERVICE_RUNNING, status);
+  Check(running == SERVICE_RUNNING, "it reports RUNNING (state " + std::to_string(running) + ")");
+  Check((status.dwControlsAccepted & SERVICE_ACCEPT_STOP) &&
+            (status.dwControlsAccepted & SERVICE_ACCEPT_SHUTDOWN),
+        "it accepts STOP and SHUTDOWN");
+  for (int i = 0; i < 100 && ReadState().find("running") == std::string::npos; ++i) Sleep(50);
+  Check(ReadState() == "running\n", "its work runs");
+  Check(ControlService(service, SERVICE_CONTROL_STOP, &status) != FALSE, "send STOP");
+  const DWORD stopped = WaitForState(service, SERVICE_STOPPED, status);
+  Check(stopped == SERVICE_STOPPED, "it reports STOPPED (state " + std::to_string(stopped) + ")");
+  Check(status.dwWin32ExitCode == NO_ERROR,
+        "with exit code 0 (" + std::to_string(status.dwWin32ExitCode) + ")");
+  Check(ReadState() == "running\nstop requested\nstopped\n",
+        "stop reached the work, which returned (state.txt: " + ReadState() + ")");
+  Check(DeleteService(service) != FALSE, "remove it");
+  CloseServiceHandle(service);
+  CloseServiceHandle(manager);
+  std::printf("%s\n", failures == 0 ? "all passed" : "failures");
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "drive") return Drive();
+  const HANDLE stop = CreateEventW(nullptr, TRUE, FALSE, nullptr);
+  dxshim::windows::ServiceCallbacks callbacks;
+  callbacks.run = [stop] {
+    Record("running");
+    WaitForSingleObject(stop, INFINITE);
+    Record("stopped");
+    return 0;
+  };
+  callbacks.stop = [stop] {
+    Record("stop requested");
+    SetEvent(stop);
+  };
+  bool not_a_service = false;
+  const int code = dxshim::windows::RunAsService("dxshim-test", callbacks, not_a_service);
+  if (argc > 1 && std::string(argv[1]) == "console") {
+    Check(code == -1 && not_a_service, "started from a console, it is told it is not a service");
+    return failures == 0 ? 0 : 1;
+  }
+  return code < 0 ? 1 : code;
+}
