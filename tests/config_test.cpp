@@ -197,6 +197,17 @@ TEST(ServeConfig, PolicyValueErrors) {
   EXPECT_NE(msg.find("absolute path"), std::string::npos) << msg;
 }
 
+TEST(ServeConfig, TheReadmeDocumentsEveryKey) {
+  // README.md's option table is the configuration reference: every key, default and meaning.
+  std::ifstream in(DXSHIM_SOURCE_DIR "/README.md");
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto keys = ServeKeys();
+  keys.push_back("extra-runtime-files");
+  for (const auto& key : keys) {
+    EXPECT_NE(readme.find("| `" + key + "`"), std::string::npos) << key;
+  }
+}
+
 TEST(ServeConfig, Durations) {
   EXPECT_EQ(ParseDuration("15"), std::chrono::seconds(15));
   EXPECT_EQ(ParseDuration("15s"), std::chrono::seconds(15));
