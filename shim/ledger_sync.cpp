@@ -45,6 +45,8 @@ LedgerSync::~LedgerSync() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
+    // A listing waiting for a runtime that is down must not hold up dxshim's exit.
+    if (listing_) listing_->TryCancel();
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
@@ -57,7 +59,16 @@ bool LedgerSync::SyncOnce(std::chrono::milliseconds timeout) {
   ctx.set_wait_for_ready(true);  // at start-up the runtime may still be coming up
   runtime::v1::ListContainersRequest request;
   runtime::v1::ListContainersResponse response;
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return false;
+    listing_ = &ctx;
+  }
   const auto status = stub_->ListContainers(&ctx, request, &response);
+  {
+    std::lock_guard lock(mutex_);
+    listing_ = nullptr;
+  }
   if (!status.ok()) {
     if (!failing_) {
       spdlog::warn(

@@ -4,6 +4,8 @@
 // rebuilds who holds what from their dxshim.io/devices labels. Exited containers hold nothing.
 #pragma once
 
+#include <grpcpp/client_context.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -44,7 +46,8 @@ class LedgerSync {
   std::mutex mutex_;
   std::condition_variable cv_;
   bool kicked_ = false;
-  bool failing_ = false;  // log a failure once, not every retry
+  grpc::ClientContext* listing_ = nullptr;  // the ListContainers in flight, for cancellation
+  bool failing_ = false;                    // log a failure once, not every retry
   bool stopping_ = false;
   std::thread thread_;
 };
