@@ -7,9 +7,10 @@
 namespace dxshim::devices {
 namespace {
 
-std::string Lower(std::string s) {
-  for (auto& c : s) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
-  return s;
+// Devices of one vendor and one DriverStore folder form a group: a container never gets two
+// groups, whose runtime files would collide (two OpenCL.dll, two vulkan-1.dll).
+std::string GroupKey(const Device& d) {
+  return ToLowerAscii(d.vendor) + "|" + ToLowerAscii(d.driver_store);
 }
 
 // Why `d` cannot serve request `r`, or "" if it can.
@@ -18,7 +19,8 @@ std::string Mismatch(const Device& d, const DeviceRequest& r) {
   if (r.device_class && d.device_class != *r.device_class) {
     return std::string("class ") + ToString(d.device_class);
   }
-  if (!r.vendor.empty() && Lower(d.vendor) != r.vendor) return "vendor " + Lower(d.vendor);
+  if (!r.vendor.empty() && ToLowerAscii(d.vendor) != r.vendor)
+    return "vendor " + ToLowerAscii(d.vendor);
   if (r.vendor_id && d.vendor_id != r.vendor_id) return "vendor id " + HexNumber(d.vendor_id, 4);
   if (d.dedicated_memory < r.min_memory) {
     return std::to_string(d.dedicated_memory >> 20) + "Mi of memory";
@@ -44,7 +46,7 @@ std::string NodeSummary(const Inventory& inventory) {
   std::string out = "this node has: ";
   for (std::size_t i = 0; i < inventory.devices.size(); ++i) {
     const auto& d = inventory.devices[i];
-    out += (i ? "; " : "") + d.description + " (" + Lower(d.vendor) + ", " +
+    out += (i ? "; " : "") + d.description + " (" + ToLowerAscii(d.vendor) + ", " +
            ToString(d.device_class) + ", " + std::to_string(d.dedicated_memory >> 20) + "Mi)";
   }
   return out;
@@ -91,12 +93,10 @@ std::vector<Device> Allocator::Choose(const Inventory& inventory, const DeviceRe
     throw AllocationError(AllocationError::Kind::kImpossible,
                           "no GPU matches the " + asked + "; " + NodeSummary(inventory));
   }
-  // Devices of one vendor and one DriverStore folder form a group: a container never gets two
-  // groups, whose runtime files would collide (two OpenCL.dll, two vulkan-1.dll).
   std::vector<std::vector<const Device*>> groups;
   std::vector<std::string> keys;
   for (const auto* d : matches) {
-    const auto key = Lower(d->vendor) + "|" + Lower(d->driver_store);
+    const auto key = GroupKey(*d);
     const auto it = std::find(keys.begin(), keys.end(), key);
     if (it == keys.end()) {
       keys.push_back(key);
@@ -165,8 +165,7 @@ std::vector<Device> Allocator::Choose(const Inventory& inventory, const DeviceRe
                        std::to_string(u.pods) + "/" +
                        std::to_string(policy_.max_containers_per_device) + " pods" +
                        (u.exclusive ? " (exclusive)" : "");
-    const bool same_group = Lower(d->vendor) + "|" + Lower(d->driver_store) ==
-                            Lower(best[0]->vendor) + "|" + Lower(best[0]->driver_store);
+    const bool same_group = GroupKey(*d) == GroupKey(*best[0]);
     if (taken) {
       // nothing to add
     } else if (!has_room(d)) {

@@ -18,12 +18,6 @@ constexpr unsigned kMaxCount = 16;
                      "': " + problem);
 }
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; });
-  return s;
-}
-
 std::string Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -83,7 +77,7 @@ void ParseVendor(const std::string& value, DeviceRequest& r) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == ' ' || c == '-' || c == '.';
   });
   if (!ok) Fail("vendor", value, "not a vendor name (e.g. nvidia, amd, intel) or id (0x10de)");
-  r.vendor = Lower(v);
+  r.vendor = ToLowerAscii(v);
 }
 
 void ParseCount(const std::string& value, DeviceRequest& r) {
@@ -98,7 +92,7 @@ void ParseCount(const std::string& value, DeviceRequest& r) {
 
 void ParseRequires(const std::string& value, DeviceRequest& r) {
   for (const auto& item : List("requires", value)) {
-    const auto api = RequirableApis().find(Lower(item));
+    const auto api = RequirableApis().find(ToLowerAscii(item));
     if (api != RequirableApis().end()) {
       r.required_files.push_back(api->second);
     } else if (!UnsafeDestinationReason(item) && item.find('.') != std::string::npos) {
@@ -148,7 +142,7 @@ std::optional<DeviceRequest> ParseDeviceRequest(
       ParseCount(value, r);
       count_given = true;
     } else if (key == "class") {
-      const auto v = Lower(Trim(value));
+      const auto v = ToLowerAscii(Trim(value));
       if (v == "display") {
         r.device_class = DeviceClass::kDisplay;
       } else if (v == "compute") {
@@ -169,7 +163,7 @@ std::optional<DeviceRequest> ParseDeviceRequest(
     } else if (key == "device") {
       r.pins = List(key, value);
     } else if (key == "sharing") {
-      const auto v = Lower(Trim(value));
+      const auto v = ToLowerAscii(Trim(value));
       if (v != "exclusive" && v != "shared") Fail(key, value, "not exclusive or shared");
       r.exclusive = v == "exclusive";
     } else if (key == "containers") {

@@ -11,6 +11,11 @@ bool IsControl(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7
 
 }  // namespace
 
+std::string ToLowerAscii(std::string s) {
+  for (auto& c : s) c = Lower(c);
+  return s;
+}
+
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {

@@ -35,4 +35,7 @@ void MergeRuntimeFiles(std::vector<RuntimeFile>& files, const std::vector<Runtim
 // ASCII case-insensitive equality, the comparison Windows file names need here.
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
+// `s` with ASCII letters lower-cased (vendor names, annotation values).
+std::string ToLowerAscii(std::string s);
+
 }  // namespace dxshim::devices
