@@ -123,7 +123,6 @@ void PipeBridge::PipeToSocket() {
   DWORD n = 0;
   while (ReadPipe(pipe_, in, stop_, buf.data(), n) &&
          WriteSocket(socket_, out, stop_, buf.data(), n)) {
-    to_socket_ += n;
   }
   DirectionDone();
 }
@@ -135,7 +134,6 @@ void PipeBridge::SocketToPipe() {
   DWORD n = 0;
   while (ReadSocket(socket_, in, stop_, buf.data(), n) &&
          WritePipe(pipe_, out, stop_, buf.data(), n)) {
-    to_pipe_ += n;
   }
   DirectionDone();
 }

@@ -8,7 +8,6 @@
 #include <windows.h>
 // clang-format on
 #include <atomic>
-#include <cstdint>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -26,8 +25,6 @@ class PipeBridge {
 
   void Stop();  // ends both directions; idempotent
   bool finished() const { return finished_ == 2; }
-  std::uint64_t pipe_to_socket_bytes() const { return to_socket_; }
-  std::uint64_t socket_to_pipe_bytes() const { return to_pipe_; }
 
  private:
   void PipeToSocket();
@@ -38,8 +35,6 @@ class PipeBridge {
   SOCKET socket_;
   HANDLE stop_;  // manual-reset event: set when either side is done
   std::atomic<int> finished_{0};
-  std::atomic<std::uint64_t> to_socket_{0};
-  std::atomic<std::uint64_t> to_pipe_{0};
   std::thread pipe_to_socket_;
   std::thread socket_to_pipe_;
 };
