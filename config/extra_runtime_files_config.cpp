@@ -49,8 +49,7 @@ std::vector<devices::RuntimeFile> Files(const std::string& file, const YAML::Nod
 }  // namespace
 
 std::vector<devices::VendorRuntimeFiles> ParseExtraRuntimeFiles(const YAML::Node& node,
-                                                                const std::string& where) {
-  const auto file = where.substr(0, where.rfind(" line "));
+                                                                const std::string& file) {
   std::vector<devices::VendorRuntimeFiles> out;
   if (node.IsNull()) return out;
   if (!node.IsSequence()) Fail(file, node, "extra-runtime-files", "must be a list");

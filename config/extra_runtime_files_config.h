@@ -16,8 +16,9 @@
 
 namespace dxshim::config {
 
-// `where` names the file (and line) in errors. Throws ConfigError.
+// `file` names the configuration file in errors (each also gets the line and field). Throws
+// ConfigError.
 std::vector<devices::VendorRuntimeFiles> ParseExtraRuntimeFiles(const YAML::Node& node,
-                                                                const std::string& where);
+                                                                const std::string& file);
 
 }  // namespace dxshim::config

@@ -164,7 +164,7 @@ void ApplyServeConfigFile(ServeConfig& config, const std::string& path) {
     if (!entry.first.IsScalar()) throw ConfigError(where + ": a key must be a plain string");
     const auto key = entry.first.as<std::string>();
     if (key == "extra-runtime-files") {
-      config.extra_runtime_files = ParseExtraRuntimeFiles(entry.second, where);
+      config.extra_runtime_files = ParseExtraRuntimeFiles(entry.second, "config " + path);
       continue;
     }
     if ((key == "allow-namespaces" || key == "deny-namespaces") && entry.second.IsSequence()) {
