@@ -52,11 +52,11 @@ LedgerSync::~LedgerSync() {
   if (thread_.joinable()) thread_.join();
 }
 
-bool LedgerSync::SyncOnce(std::chrono::milliseconds timeout) {
+bool LedgerSync::SyncOnce(std::chrono::milliseconds timeout, bool wait_for_runtime) {
   allocator_.BeginResync();
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + timeout);
-  ctx.set_wait_for_ready(true);  // at start-up the runtime may still be coming up
+  ctx.set_wait_for_ready(wait_for_runtime);
   runtime::v1::ListContainersRequest request;
   runtime::v1::ListContainersResponse response;
   {

@@ -32,8 +32,9 @@ class LedgerSync {
   LedgerSync(const LedgerSync&) = delete;
   LedgerSync& operator=(const LedgerSync&) = delete;
 
-  // One resync now; false (logged) when the runtime could not be listed within `timeout`.
-  bool SyncOnce(std::chrono::milliseconds timeout);
+  // One resync now; false (logged) when the runtime could not be listed within `timeout`. With
+  // `wait_for_runtime` false a runtime that is down fails the call at once.
+  bool SyncOnce(std::chrono::milliseconds timeout, bool wait_for_runtime = true);
   // Resyncs every interval, and soon after Kick(), until destruction. Retries every second
   // while the runtime cannot be listed.
   void Start();

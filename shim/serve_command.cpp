@@ -113,9 +113,10 @@ int RunServe(int argc, char** argv) {
 
   devices::Allocator allocator(cfg.policy);
   LedgerSync ledger(options.runtime, allocator, cfg.resync_interval);
-  // Read existing allocations before listening, so that a restarted dxshim double-books nothing;
-  // a runtime that is down does not keep the node's CRI endpoint from coming up.
-  ledger.SyncOnce(std::chrono::milliseconds(3000));
+  // Read existing allocations before listening, so that GPU requests right after a restart need
+  // not wait; a runtime that is down fails this at once (GPU requests then get UNAVAILABLE until
+  // the background resync succeeds) and does not delay the node's CRI endpoint.
+  ledger.SyncOnce(std::chrono::milliseconds(3000), /*wait_for_runtime=*/false);
   ledger.Start();
   HostFileCache host_files(*snapshot);
   TargetOptions target;
