@@ -14,10 +14,9 @@ std::vector<devices::RecordedContainer> RecordedContainers(
     const runtime::v1::ListContainersResponse& response) {
   std::vector<devices::RecordedContainer> out;
   for (const auto& c : response.containers()) {
-    if (c.state() != runtime::v1::CONTAINER_CREATED &&
-        c.state() != runtime::v1::CONTAINER_RUNNING) {
-      continue;  // an exited container holds nothing
-    }
+    // An exited container holds nothing; one in an unknown state may still run, so it keeps its
+    // share (freeing it could double-book the GPU).
+    if (c.state() == runtime::v1::CONTAINER_EXITED) continue;
     const auto devices = c.labels().find(kDevicesLabel);
     if (devices == c.labels().end() || devices->second.empty()) continue;
     devices::RecordedContainer r;

@@ -19,7 +19,7 @@
 
 namespace dxshim {
 
-// The RecordedContainers a ListContainers answer describes (running and created ones that carry
+// The RecordedContainers a ListContainers answer describes (every container not exited that carries
 // the dxshim.io/devices label).
 std::vector<devices::RecordedContainer> RecordedContainers(
     const runtime::v1::ListContainersResponse& response);

@@ -1,5 +1,6 @@
 // The target mappings, the pass-through scan and the decision, on the example inventories.
 #include "shim/injection.h"
+#include "shim/ledger_sync.h"
 
 #include <gtest/gtest.h>
 
@@ -203,6 +204,33 @@ TEST(Decision, CodesAndNamespaces) {
   auto scoped = Request({{"dxshim.io/gpu", "1"}, {"dxshim.io/containers", "trainer"}});
   scoped.mutable_sandbox_config()->mutable_metadata()->set_namespace_("gpu");
   EXPECT_TRUE(Decide(scoped, node, allocator, Windows()).pass_through);
+}
+
+TEST(Ledger, WhatTheRuntimesContainersHold) {
+  runtime::v1::ListContainersResponse listed;
+  const auto add = [&](const std::string& id, runtime::v1::ContainerState state,
+                       const std::string& devices, const std::string& sharing) {
+    auto* c = listed.add_containers();
+    c->set_id(id);
+    c->set_pod_sandbox_id("pod-" + id);
+    c->set_state(state);
+    if (!devices.empty()) (*c->mutable_labels())[kDevicesLabel] = devices;
+    if (!sharing.empty()) (*c->mutable_labels())[kSharingLabel] = sharing;
+  };
+  add("running", runtime::v1::CONTAINER_RUNNING, "a,b", "exclusive");
+  add("created", runtime::v1::CONTAINER_CREATED, "a", "shared");
+  add("unknown", runtime::v1::CONTAINER_UNKNOWN, "b", "");  // may still run: keeps its share
+  add("exited", runtime::v1::CONTAINER_EXITED, "a", "shared");
+  add("no-gpu", runtime::v1::CONTAINER_RUNNING, "", "");
+  const auto recorded = RecordedContainers(listed);
+  ASSERT_EQ(recorded.size(), 3u);
+  EXPECT_EQ(recorded[0].container_id, "running");
+  EXPECT_EQ(recorded[0].sandbox_id, "pod-running");
+  EXPECT_EQ(recorded[0].device_ids, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(recorded[0].exclusive);
+  EXPECT_EQ(recorded[1].container_id, "created");
+  EXPECT_FALSE(recorded[1].exclusive);
+  EXPECT_EQ(recorded[2].container_id, "unknown");
 }
 
 }  // namespace
