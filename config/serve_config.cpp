@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "config/extra_runtime_files_config.h"
+#include "devices/inventory_file.h"
 
 namespace dxshim::config {
 namespace {
@@ -26,6 +27,30 @@ unsigned ParseCount(std::string_view text) {
     throw ConfigError("'" + std::string(text) + "' is not a number from 1 to 1024");
   }
   return n;
+}
+
+// Checked for what can be checked on any platform; Windows parses it when the pipe is created
+// and refuses to start with a message naming it if it is not valid SDDL.
+std::string ParseSddl(std::string_view text) {
+  const bool printable = std::all_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f;
+  });
+  if (!printable || !(text.starts_with("D:") || text.starts_with("O:") || text.starts_with("G:"))) {
+    throw ConfigError("'" + std::string(text) +
+                      "' is not a security descriptor in SDDL (e.g. D:P(A;;GA;;;SY)(A;;GA;;;BA))");
+  }
+  return std::string(text);
+}
+
+std::uint64_t ParseLogFileSize(std::string_view text) {
+  std::uint64_t bytes = 0;
+  try {
+    bytes = devices::ParseByteQuantity(std::string(text));
+  } catch (const std::invalid_argument&) {
+    throw ConfigError("'" + std::string(text) + "' is not a size (e.g. 10Mi)");
+  }
+  if (bytes < (64u << 10)) throw ConfigError("'" + std::string(text) + "' is less than 64Ki");
+  return bytes;
 }
 
 devices::Placement ParsePlacement(std::string_view text) {
@@ -70,7 +95,14 @@ const std::vector<Key>& KeyTable() {
       {"runtime", [](ServeConfig& c, std::string_view v) { c.runtime = std::string(v); }},
       {"socket-mode",
        [](ServeConfig& c, std::string_view v) { c.socket_mode = ParseSocketMode(v); }},
+      {"pipe-sddl", [](ServeConfig& c, std::string_view v) { c.pipe_sddl = ParseSddl(v); }},
       {"log-level", [](ServeConfig& c, std::string_view v) { c.log_level = std::string(v); }},
+      {"log-file",
+       [](ServeConfig& c, std::string_view v) { c.log_file = v == "-" ? "" : std::string(v); }},
+      {"log-file-max-size",
+       [](ServeConfig& c, std::string_view v) { c.log_file_max_size = ParseLogFileSize(v); }},
+      {"log-file-count",
+       [](ServeConfig& c, std::string_view v) { c.log_file_count = ParseCount(v); }},
       {"shutdown-grace",
        [](ServeConfig& c, std::string_view v) { c.shutdown_grace = ParseDuration(v); }},
       {"reconnect-backoff-max",

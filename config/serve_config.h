@@ -22,10 +22,27 @@ const char* ToString(Target t);
 Target ParseTarget(std::string_view text);
 
 struct ServeConfig {
+#ifdef _WIN32
+  std::string listen = "npipe://./pipe/dxshim";
+  std::string runtime = "npipe://./pipe/containerd-containerd";
+#else
   std::string listen = "unix:///run/dxshim/dxshim.sock";
   std::string runtime = "unix:///run/containerd/containerd.sock";
+#endif
   std::uint32_t socket_mode = 0660;
+  // Who may open dxshim's named pipe (Windows): SYSTEM and Administrators.
+  std::string pipe_sddl = "D:P(A;;GA;;;SY)(A;;GA;;;BA)";
   std::string log_level = "info";
+  // Empty (written "-"): log to stderr. Otherwise a file, rotated at log_file_max_size keeping
+  // log_file_count older files (FILE.1 ... FILE.N). A Windows service has no stderr, hence its
+  // default.
+#ifdef _WIN32
+  std::string log_file = "C:\\ProgramData\\dxshim\\dxshim.log";
+#else
+  std::string log_file;
+#endif
+  std::uint64_t log_file_max_size = 10u << 20;
+  unsigned log_file_count = 5;
   // How long in-flight unary calls may take to finish after SIGTERM/SIGINT.
   std::chrono::milliseconds shutdown_grace{10000};
   // Upper bound of the reconnect backoff towards the runtime.

@@ -129,7 +129,7 @@ std::vector<Device> Allocator::Choose(const Inventory& inventory, const DeviceRe
   };
   const bool spread = policy_.placement == Placement::kSpread;
   std::vector<const Device*> best;
-  long best_score = 0;
+  std::size_t best_score = 0;
   for (const auto& group : groups) {
     std::vector<const Device*> room;
     std::copy_if(group.begin(), group.end(), std::back_inserter(room), has_room);
@@ -138,7 +138,7 @@ std::vector<Device> Allocator::Choose(const Inventory& inventory, const DeviceRe
       return spread ? pods(a).pods < pods(b).pods : pods(a).pods > pods(b).pods;
     });
     room.resize(request.count);
-    long score = 0;
+    std::size_t score = 0;
     for (const auto* d : room) score += pods(d).pods;
     if (best.empty() || (spread ? score < best_score : score > best_score)) {
       best = room;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Configures and builds everything (dxshim, tests, benchmarks) into build/.
+# Configures and builds everything (dxshim, tests, benchmarks) into build/, with the `linux`
+# preset of CMakePresets.json (Windows: see deploy/windows/BUILD.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)"
+cmake --preset linux >/dev/null
+cmake --build --preset linux -j "$(nproc)"

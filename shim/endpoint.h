@@ -1,5 +1,5 @@
 // CRI endpoints as operators write them: `unix:///path`, a bare absolute path, or
-// `tcp://host:port`. Named pipes (`npipe://`) belong to the Windows build.
+// `tcp://host:port`; in the Windows build `npipe://./pipe/<name>` instead of unix sockets.
 #pragma once
 
 #include <string>
@@ -8,13 +8,14 @@
 namespace dxshim {
 
 struct Endpoint {
-  enum class Kind { kUnix, kTcp };
+  enum class Kind { kUnix, kTcp, kPipe };
   Kind kind = Kind::kUnix;
-  std::string address;  // kUnix: absolute socket path; kTcp: host:port
+  std::string address;  // kUnix: absolute socket path; kTcp: host:port; kPipe: \\.\pipe\name
 
-  // The address in gRPC's target syntax ("unix:/path", "host:port").
+  // The address in gRPC's target syntax ("unix:/path", "host:port"). gRPC has no pipe transport:
+  // a kPipe endpoint must be bridged to loopback TCP first (std::logic_error otherwise).
   std::string GrpcTarget() const;
-  // The address as an operator writes it ("unix:///path", "tcp://host:port").
+  // The address as an operator writes it ("unix:///path", "tcp://host:port", "npipe://./pipe/x").
   std::string ToString() const;
 };
 

@@ -5,6 +5,8 @@
 namespace dxshim {
 namespace {
 
+constexpr std::string_view kPipePrefix = "\\\\.\\pipe\\";
+
 [[noreturn]] void Reject(std::string_view text, std::string_view why) {
   throw std::invalid_argument("endpoint '" + std::string(text) + "': " + std::string(why));
 }
@@ -28,7 +30,12 @@ std::string PipePathFromEndpoint(std::string_view text) {
     if (static_cast<unsigned char>(c) < 0x20)
       Reject(text, "the pipe name contains a control character");
   }
-  return "\\\\.\\pipe\\" + std::string(name);
+  return std::string(kPipePrefix) + std::string(name);
+}
+
+std::string PipeEndpointFromPath(std::string_view path) {
+  if (path.starts_with(kPipePrefix)) path.remove_prefix(kPipePrefix.size());
+  return std::string(kPipeScheme) + "./pipe/" + std::string(path);
 }
 
 }  // namespace dxshim

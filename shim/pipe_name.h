@@ -15,4 +15,7 @@ inline constexpr std::string_view kPipeScheme = "npipe://";
 // separator or a control character, or longer than 256 characters.
 std::string PipePathFromEndpoint(std::string_view text);
 
+// The endpoint for a path PipePathFromEndpoint returned: \\.\pipe\x -> npipe://./pipe/x.
+std::string PipeEndpointFromPath(std::string_view path);
+
 }  // namespace dxshim

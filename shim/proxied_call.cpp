@@ -6,6 +6,25 @@
 #include "shim/unary_relay.h"
 
 namespace dxshim {
+namespace {
+
+// Answers a call the endpoint does not admit, without reading it or calling the runtime.
+class RefusedRelay final : public Relay {
+ public:
+  using Relay::Relay;
+  void Begin() override {
+    call_.caller().Finish(
+        grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                     "dxshim: calls are accepted only through dxshim's own endpoint"),
+        finished_.Start());
+  }
+
+ private:
+  void Finished(bool /*ok*/) {}
+  ProxiedCall::Op<RefusedRelay, &RefusedRelay::Finished> finished_{call_, this};
+};
+
+}  // namespace
 
 void ProxiedCall::Accept(ProxyShared& shared) { new ProxiedCall(shared); }
 
@@ -25,6 +44,11 @@ void ProxiedCall::Accepted(bool ok) {
   if (!ok) return;  // the server is shutting down; OperationDone() deletes this acceptor
   Accept(shared_);  // keep one acceptor waiting
   ++outstanding_;   // the done notification, now that it will come
+  if (shared_.admit_peer && !shared_.admit_peer(ctx_.peer())) {
+    relay_ = std::make_unique<RefusedRelay>(*this);
+    relay_->Begin();
+    return;
+  }
   const auto method = ctx_.method();
   if (IsLongLivedStream(method)) {
     shared_.registry.Add(this);

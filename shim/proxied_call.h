@@ -14,7 +14,9 @@
 #include <grpcpp/generic/generic_stub.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <string_view>
 
 #include "shim/call_registry.h"
 #include "shim/call_tag.h"
@@ -28,6 +30,9 @@ struct ProxyShared {
   grpc::ServerCompletionQueue* cq = nullptr;
   grpc::GenericStub* runtime = nullptr;
   RequestInterceptor* interceptor = nullptr;  // may be null: nothing is intercepted
+  // When set, a call whose peer (gRPC's peer string) it refuses is answered PERMISSION_DENIED
+  // and never reaches the runtime. Windows: only the named pipe's own bridges are admitted.
+  std::function<bool(std::string_view peer)> admit_peer;
   CallRegistry registry;
   std::atomic<int> live_calls{0};  // accepted or waiting to be, so shutdown can wait for them
 };

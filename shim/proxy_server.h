@@ -3,26 +3,32 @@
 
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/server.h>
-#include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <string_view>
 #include <thread>
 
 #include "shim/endpoint.h"
 #include "shim/proxied_call.h"
 #include "shim/runtime_channel.h"
+#ifndef _WIN32
 #include "shim/unix_socket.h"
+#endif
 
 namespace dxshim {
 
 struct ProxyOptions {
   Endpoint listen;
   Endpoint runtime;
-  mode_t socket_mode = 0660;
+  std::uint32_t socket_mode = 0660;  // unix sockets only
   std::chrono::milliseconds shutdown_grace{10000};
   std::chrono::milliseconds reconnect_backoff_max{2000};
   RequestInterceptor* interceptor = nullptr;  // not owned; may be null
+  // When set, only calls whose gRPC peer it admits are relayed (see ProxyShared::admit_peer).
+  std::function<bool(std::string_view peer)> admit_peer;
 };
 
 class ProxyServer {
@@ -38,6 +44,8 @@ class ProxyServer {
   // Stops accepting calls, cancels long-lived streams, lets other calls finish within the grace
   // period (then cancels them), and removes the socket. Idempotent.
   void Shutdown();
+  // The TCP port listened on (after Start; 0 for a unix socket).
+  int bound_port() const { return bound_port_; }
 
  private:
   ProxyOptions options_;
@@ -51,7 +59,9 @@ class ProxyServer {
   // keeps a call's hops on one core; the relay never blocks, so it is never the bottleneck of a
   // node's CRI traffic.
   std::thread cq_thread_;
+#ifndef _WIN32
   std::unique_ptr<UnixSocketFile> socket_file_;
+#endif
   std::unique_ptr<ConnectivityLog> connectivity_log_;
   int bound_port_ = 0;
   bool stopped_ = false;

@@ -1,6 +1,5 @@
 #include "shim/serve_command.h"
 
-#include <signal.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/program_options.hpp>
@@ -14,6 +13,14 @@
 #include "shim/ledger_sync.h"
 #include "shim/logging.h"
 #include "shim/proxy_server.h"
+#include "shim/stop_request.h"
+#ifdef _WIN32
+#include "shim/grpc_peer.h"
+#include "shim/windows/loopback.h"
+#include "shim/windows/pipe_acceptor.h"
+#include "shim/windows/pipe_dialer.h"
+#include "shim/windows/service.h"
+#endif
 
 namespace dxshim {
 namespace {
@@ -21,10 +28,14 @@ namespace {
 namespace po = boost::program_options;
 
 const char* Describe(const std::string& key) {
-  if (key == "listen") return "endpoint kubelet connects to (unix:///path, /path, tcp://host:port)";
+  if (key == "listen") return "endpoint kubelet connects to (unix://, npipe://, tcp://host:port)";
   if (key == "runtime") return "runtime endpoint to relay to (containerd)";
   if (key == "socket-mode") return "file mode of the listening unix socket (octal)";
+  if (key == "pipe-sddl") return "who may open the named pipe (Windows; SDDL)";
   if (key == "log-level") return "trace, debug, info, warn, error, critical or off";
+  if (key == "log-file") return "log to this file, rotated (empty: stderr)";
+  if (key == "log-file-max-size") return "rotate the log file at this size (e.g. 10Mi)";
+  if (key == "log-file-count") return "rotated log files to keep";
   if (key == "shutdown-grace") return "time in-flight calls get to finish on SIGTERM (e.g. 10s)";
   if (key == "reconnect-backoff-max") return "longest wait between reconnects to the runtime";
   if (key == "device-source") return "auto, linux, windows or inventory:PATH";
@@ -55,11 +66,8 @@ po::options_description Options() {
   return desc;
 }
 
-}  // namespace
-
-int RunServe(int argc, char** argv) {
-  config::ServeConfig cfg;
-  ProxyOptions options;
+// Reads flags and the config file into `cfg` and `options`; -1 to go on, else the exit code.
+int ParseServe(int argc, char** argv, config::ServeConfig& cfg, ProxyOptions& options) {
   try {
     const auto desc = Options();
     po::variables_map vm;
@@ -72,25 +80,85 @@ int RunServe(int argc, char** argv) {
     for (const auto& key : config::ServeKeys()) {
       if (vm.count(key)) config::ApplyServeKey(cfg, key, vm[key].as<std::string>(), "--" + key);
     }
-    InitLogging(cfg.log_level);
+    InitLogging(cfg.log_level,
+                LogDestination{cfg.log_file, cfg.log_file_max_size, cfg.log_file_count});
     options.listen = ParseEndpoint(cfg.listen);
     options.runtime = ParseEndpoint(cfg.runtime);
-    options.socket_mode = static_cast<mode_t>(cfg.socket_mode);
+    options.socket_mode = cfg.socket_mode;
     options.shutdown_grace = cfg.shutdown_grace;
     options.reconnect_backoff_max = cfg.reconnect_backoff_max;
   } catch (const std::exception& e) {
     std::cerr << "dxshim serve: " << e.what() << "\n";
     return 2;
   }
+  return -1;
+}
 
-  // Signals are taken synchronously by this thread; every thread gRPC starts inherits the mask.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+#ifdef _WIN32
+// Kubelet and containerd speak over named pipes on Windows, which gRPC C++ cannot: a pipe
+// endpoint is bridged to loopback TCP. The listening pipe admits SYSTEM and Administrators (the
+// configured SDDL), and gRPC admits only calls that came through it; the runtime's pipe is
+// reached through a forwarder that bridges only this process's connections.
+class PipeTransport {
+ public:
+  PipeTransport(ProxyOptions& options, const std::string& sddl) {
+    if (options.runtime.kind == Endpoint::Kind::kPipe) {
+      forwarder_ = std::make_unique<windows::PipeForwarder>(
+          options.runtime.address, windows::ForwarderPeers::kThisProcess,
+          [](const std::string& warning) { spdlog::warn("{}", warning); });
+      const int port = forwarder_->Start();
+      spdlog::info("runtime {} reached through 127.0.0.1:{}", options.runtime.ToString(), port);
+      options.runtime = Endpoint{Endpoint::Kind::kTcp, "127.0.0.1:" + std::to_string(port)};
+    }
+    if (options.listen.kind == Endpoint::Kind::kPipe) {
+      pipe_ = options.listen;
+      acceptor_ = std::make_unique<windows::PipeAcceptor>(
+          pipe_.address, sddl, [this] { return windows::ConnectLoopback(backend_port_.load()); });
+      options.listen = Endpoint{Endpoint::Kind::kTcp, "127.0.0.1:0"};
+      options.admit_peer = [this](std::string_view peer) {
+        const auto port = LoopbackPeerPort(peer);
+        if (port && acceptor_->BridgesFromLocalPort(*port)) return true;
+        spdlog::warn("refused a call from {}: it did not come through {}", peer, pipe_.ToString());
+        return false;
+      };
+    }
+  }
+  ~PipeTransport() { Stop(); }
+  PipeTransport(const PipeTransport&) = delete;
+  PipeTransport& operator=(const PipeTransport&) = delete;
 
+  // Once the gRPC server listens on `grpc_port`: opens the pipe. Throws std::runtime_error.
+  void Listen(int grpc_port) {
+    if (!acceptor_) return;
+    backend_port_ = grpc_port;
+    acceptor_->Start();
+    spdlog::info("listening on {} for kubelet (bridged to 127.0.0.1:{})", pipe_.ToString(),
+                 grpc_port);
+  }
+  void Stop() {
+    if (acceptor_) acceptor_->Stop();
+    if (forwarder_) forwarder_->Stop();
+  }
+
+ private:
+  Endpoint pipe_;
+  std::atomic<int> backend_port_{0};
+  std::unique_ptr<windows::PipeAcceptor> acceptor_;
+  std::unique_ptr<windows::PipeForwarder> forwarder_;
+};
+#endif
+
+// Serves until `stop` is asked for; returns the exit code.
+int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& stop) {
+#ifdef _WIN32
+  std::unique_ptr<PipeTransport> pipes;
+  try {
+    pipes = std::make_unique<PipeTransport>(options, cfg.pipe_sddl);
+  } catch (const std::exception& e) {
+    spdlog::critical("cannot start: {}", e.what());
+    return 1;
+  }
+#endif
   // Devices: one snapshot, refreshed in the background; never discovered on a request's path.
   std::unique_ptr<devices::DeviceSnapshot> snapshot;
   try {
@@ -130,15 +198,39 @@ int RunServe(int argc, char** argv) {
   ProxyServer server(options);
   try {
     server.Start();
+#ifdef _WIN32
+    pipes->Listen(server.bound_port());
+#endif
   } catch (const std::exception& e) {
     spdlog::critical("cannot start: {}", e.what());
     return 1;
   }
-  int signal_number = 0;
-  sigwait(&stop_signals, &signal_number);
-  spdlog::info("received {}", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  spdlog::info("stopping: {}", stop.Wait());
   server.Shutdown();
+#ifdef _WIN32
+  pipes->Stop();
+#endif
   return 0;
+}
+
+}  // namespace
+
+int RunServe(int argc, char** argv) {
+  config::ServeConfig cfg;
+  ProxyOptions options;
+  if (const int code = ParseServe(argc, argv, cfg, options); code >= 0) return code;
+  // Before any thread starts: on Linux the stop signals must be blocked in every thread.
+  StopRequest stop;
+#ifdef _WIN32
+  windows::ServiceCallbacks service;
+  service.run = [&] { return Serve(cfg, options, stop); };
+  service.stop = [&] { stop.Request("service stop"); };
+  service.stop_wait_hint_ms = static_cast<DWORD>(cfg.shutdown_grace.count()) + 5000;
+  bool not_a_service = false;
+  const int code = windows::RunAsService("dxshim", service, not_a_service);
+  if (!not_a_service) return code;
+#endif
+  return Serve(cfg, options, stop);
 }
 
 }  // namespace dxshim

@@ -56,6 +56,10 @@ TEST(ServeConfig, TheShippedExampleIsValidAndStatesTheDefaults) {
   EXPECT_EQ(c.runtime, defaults.runtime);
   EXPECT_EQ(c.socket_mode, defaults.socket_mode);
   EXPECT_EQ(c.log_level, defaults.log_level);
+  EXPECT_EQ(c.pipe_sddl, defaults.pipe_sddl);
+  EXPECT_EQ(c.log_file, defaults.log_file);
+  EXPECT_EQ(c.log_file_max_size, defaults.log_file_max_size);
+  EXPECT_EQ(c.log_file_count, defaults.log_file_count);
   EXPECT_EQ(c.shutdown_grace, defaults.shutdown_grace);
   EXPECT_EQ(c.reconnect_backoff_max, defaults.reconnect_backoff_max);
   EXPECT_EQ(c.device_source, defaults.device_source);
@@ -195,6 +199,28 @@ TEST(ServeConfig, PolicyValueErrors) {
   EXPECT_NE(msg.find("true or false"), std::string::npos) << msg;
   msg = ErrorOf([&] { ApplyServeKey(c, "linux-system32-path", "lib/../x", "--l"); });
   EXPECT_NE(msg.find("absolute path"), std::string::npos) << msg;
+}
+
+TEST(ServeConfig, PipeAndLogFileKeys) {
+  ServeConfig c;
+  ApplyServeKey(c, "pipe-sddl", "D:P(A;;GA;;;SY)", "--pipe-sddl");
+  EXPECT_EQ(c.pipe_sddl, "D:P(A;;GA;;;SY)");
+  ApplyServeKey(c, "log-file-max-size", "1Mi", "--log-file-max-size");
+  EXPECT_EQ(c.log_file_max_size, 1u << 20);
+  ApplyServeKey(c, "log-file-count", "3", "--log-file-count");
+  EXPECT_EQ(c.log_file_count, 3u);
+  ApplyServeKey(c, "log-file", "/var/log/dxshim/dxshim.log", "--log-file");
+  EXPECT_EQ(c.log_file, "/var/log/dxshim/dxshim.log");
+  ApplyServeKey(c, "log-file", "-", "--log-file");
+  EXPECT_EQ(c.log_file, "");  // stderr
+  auto msg = ErrorOf([&] { ApplyServeKey(c, "pipe-sddl", "everyone", "--pipe-sddl"); });
+  EXPECT_NE(msg.find("'everyone' is not a security descriptor in SDDL"), std::string::npos) << msg;
+  msg = ErrorOf([&] { ApplyServeKey(c, "log-file-max-size", "1Ki", "--log-file-max-size"); });
+  EXPECT_NE(msg.find("'1Ki' is less than 64Ki"), std::string::npos) << msg;
+  msg = ErrorOf([&] { ApplyServeKey(c, "log-file-max-size", "big", "--log-file-max-size"); });
+  EXPECT_NE(msg.find("'big' is not a size"), std::string::npos) << msg;
+  msg = ErrorOf([&] { ApplyServeKey(c, "log-file-count", "0", "--log-file-count"); });
+  EXPECT_NE(msg.find("from 1 to 1024"), std::string::npos) << msg;
 }
 
 TEST(ServeConfig, TheReadmeDocumentsEveryKey) {

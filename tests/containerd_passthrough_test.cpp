@@ -143,7 +143,7 @@ TEST_F(Passthrough, PodAndContainerLifecycle) {
   exec.set_timeout(20);
   v1::ExecSyncResponse out;
   ASSERT_TRUE(proxied.runtime->ExecSync(Deadline(std::chrono::seconds(30)).get(), exec, &out).ok());
-  EXPECT_EQ(out.stdout(), "hello from the host\n");
+  EXPECT_EQ(out.stdout_data(), "hello from the host\n");
   EXPECT_EQ(out.exit_code(), 0);
 
   // A failing command: its exit code and stderr come back as containerd reported them.
@@ -153,7 +153,7 @@ TEST_F(Passthrough, PodAndContainerLifecycle) {
   exec.add_cmd("echo oops >&2; exit 3");
   ASSERT_TRUE(proxied.runtime->ExecSync(Deadline(std::chrono::seconds(30)).get(), exec, &out).ok());
   EXPECT_EQ(out.exit_code(), 3);
-  EXPECT_EQ(out.stderr(), "oops\n");
+  EXPECT_EQ(out.stderr_data(), "oops\n");
 
   v1::ContainerStatusRequest status;
   status.set_container_id(created.container_id());

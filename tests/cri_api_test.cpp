@@ -37,7 +37,7 @@ constexpr PinnedField kPinned[] = {
     {"ContainerConfig", "labels", 9, FieldDescriptor::TYPE_MESSAGE, true},
     {"ContainerConfig", "annotations", 10, FieldDescriptor::TYPE_MESSAGE, true},
     {"ContainerConfig", "log_path", 11, FieldDescriptor::TYPE_STRING, false},
-    {"ContainerConfig", "stdin", 12, FieldDescriptor::TYPE_BOOL, false},
+    {"ContainerConfig", "stdin_open", 12, FieldDescriptor::TYPE_BOOL, false},
     {"ContainerConfig", "stdin_once", 13, FieldDescriptor::TYPE_BOOL, false},
     {"ContainerConfig", "tty", 14, FieldDescriptor::TYPE_BOOL, false},
     {"ContainerConfig", "linux", 15, FieldDescriptor::TYPE_MESSAGE, false},
@@ -78,6 +78,28 @@ TEST(CriApi, FieldNumbersMatchUpstream) {
     EXPECT_EQ(field->number(), pin.number);
     EXPECT_EQ(field->type(), pin.type);
     EXPECT_EQ(field->is_repeated(), pin.repeated);
+  }
+}
+
+// Fields renamed because their CRI names are macros on Windows keep CRI's numbers and JSON names.
+TEST(CriApi, FieldsRenamedForWindowsKeepTheirCriJsonNames) {
+  const auto* pool = google::protobuf::DescriptorPool::generated_pool();
+  const struct {
+    const char* message;
+    const char* field;
+    int number;
+    const char* json;
+  } renamed[] = {{"ContainerConfig", "stdin_open", 12, "stdin"},
+                 {"ExecSyncResponse", "stdout_data", 1, "stdout"},
+                 {"ExecSyncResponse", "stderr_data", 2, "stderr"}};
+  for (const auto& r : renamed) {
+    SCOPED_TRACE(std::string(r.message) + "." + r.field);
+    const auto* message = pool->FindMessageTypeByName(std::string("runtime.v1.") + r.message);
+    ASSERT_NE(message, nullptr);
+    const auto* field = message->FindFieldByName(r.field);
+    ASSERT_NE(field, nullptr);
+    EXPECT_EQ(field->number(), r.number);
+    EXPECT_EQ(field->json_name(), r.json);
   }
 }
 

@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   if (ok) {
     std::printf("\n  inside the container, `%s` printed:\n", script.c_str());
     std::string line;
-    for (char c : out.stdout()) {
+    for (char c : out.stdout_data()) {
       if (c != '\n') {
         line += c;
         continue;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "shim/grpc_peer.h"
 #include "shim/metadata.h"
 #include "shim/pipe_name.h"
 
@@ -68,6 +69,8 @@ TEST(PipeName, BothSpellingsKubeletAccepts) {
   EXPECT_EQ(PipePathFromEndpoint("npipe://./pipe/containerd-containerd"),
             "\\\\.\\pipe\\containerd-containerd");
   EXPECT_EQ(PipePathFromEndpoint("npipe:////./pipe/dxshim"), "\\\\.\\pipe\\dxshim");
+  EXPECT_EQ(PipeEndpointFromPath(PipePathFromEndpoint("npipe:////./pipe/dxshim")),
+            "npipe://./pipe/dxshim");
 }
 
 TEST(PipeName, Rejections) {
@@ -84,6 +87,27 @@ TEST(PipeName, Rejections) {
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
     }
+  }
+}
+
+}  // namespace
+}  // namespace dxshim
+
+namespace dxshim {
+namespace {
+
+TEST(GrpcPeer, LoopbackPeersGiveTheirPort) {
+  EXPECT_EQ(LoopbackPeerPort("ipv4:127.0.0.1:54321"), 54321);
+  EXPECT_EQ(LoopbackPeerPort("ipv6:[::1]:443"), 443);
+  EXPECT_EQ(LoopbackPeerPort("ipv6:%5B::1%5D:65535"), 65535);
+}
+
+TEST(GrpcPeer, AnythingElseIsNotALoopbackPeer) {
+  for (const char* peer :
+       {"ipv4:10.0.0.1:54321", "ipv6:[fe80::1]:1", "unix:/run/dxshim.sock", "unix:", "",
+        "ipv4:127.0.0.1:", "ipv4:127.0.0.1:0", "ipv4:127.0.0.1:65536", "ipv4:127.0.0.1:12x",
+        "ipv4:127.0.0.1:123456", "ipv4:127.0.0.1", "ipv6:[::1]", "tcp:127.0.0.1:5"}) {
+    EXPECT_EQ(LoopbackPeerPort(peer), std::nullopt) << peer;
   }
 }
 

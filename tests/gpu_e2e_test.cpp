@@ -153,7 +153,7 @@ TEST_F(GpuEndToEnd, InjectsOnlyWhereAskedEnforcesSharingAndSurvivesRestarts) {
   ASSERT_TRUE(CreateAndStart(gpu_pod, &gpu_container).ok()) << Log();
   auto out = Exec(gpu_container, "cat /usr/lib/dxshim/libdxgpu.so && test -c " + nodes_[0].path() +
                                      " && echo device-present");
-  EXPECT_EQ(out.stdout(), "dxshim e2e runtime file\ndevice-present\n") << out.stderr();
+  EXPECT_EQ(out.stdout_data(), "dxshim e2e runtime file\ndevice-present\n") << out.stderr_data();
   // The decision is recorded on the container, where a restarted dxshim finds it.
   v1::ListContainersRequest list;
   list.mutable_filter()->set_id(gpu_container);
@@ -170,7 +170,7 @@ TEST_F(GpuEndToEnd, InjectsOnlyWhereAskedEnforcesSharingAndSurvivesRestarts) {
   ASSERT_TRUE(CreateAndStart(plain_pod, &plain_container).ok());
   out = Exec(plain_container, "test -e " + nodes_[0].path() +
                                   "; echo $?; test -e /usr/lib/dxshim/libdxgpu.so; echo $?");
-  EXPECT_EQ(out.stdout(), "1\n1\n");
+  EXPECT_EQ(out.stdout_data(), "1\n1\n");
 
   // The one slot is taken: a second GPU pod is refused, before and after dxshim is killed.
   const auto second_pod = RunPod("gpu-b", true);
@@ -187,7 +187,7 @@ TEST_F(GpuEndToEnd, InjectsOnlyWhereAskedEnforcesSharingAndSurvivesRestarts) {
   client_->RemovePod(gpu_pod);
   ASSERT_TRUE(CreateAndStart(second_pod, &second_container).ok()) << Log();
   out = Exec(second_container, "cat /usr/lib/dxshim/libdxgpu.so");
-  EXPECT_EQ(out.stdout(), "dxshim e2e runtime file\n");
+  EXPECT_EQ(out.stdout_data(), "dxshim e2e runtime file\n");
 
   // Killed again, restarted with two containers per device: one more pod fits, not two.
   KillDxshim();

@@ -7,6 +7,7 @@
 
 #include "cri_superset.pb.h"
 #include "shim/byte_buffer.h"
+#include "shim/grpc_peer.h"
 #include "shim/proxy_server.h"
 #include "tests/support/cri_client.h"
 #include "tests/support/temp_dir.h"
@@ -137,6 +138,48 @@ class Interception_ : public ::testing::Test {
   std::unique_ptr<ProxyServer> proxy;
   std::unique_ptr<CriClient> client;
 };
+
+// The admission hook Windows uses to accept only calls that came through dxshim's named pipe
+// (there the peer is checked against the pipe's bridges, under wine in windows_npipe_test).
+// Here, over loopback TCP as on Windows: a refused peer gets PERMISSION_DENIED for any kind of
+// call and the runtime never sees it.
+TEST_F(Interception_, APeerTheEndpointDoesNotAdmitIsRefusedBeforeTheRuntime) {
+  ProxyOptions options;
+  options.listen = ParseEndpoint("tcp://127.0.0.1:0");
+  options.runtime = ParseEndpoint(dir / "runtime.sock");
+  std::mutex mu;
+  std::vector<std::string> peers;
+  bool admit = false;
+  options.admit_peer = [&](std::string_view peer) {
+    std::lock_guard lock(mu);
+    peers.emplace_back(peer);
+    return admit;
+  };
+  proxy = std::make_unique<ProxyServer>(options);
+  proxy->Start();
+  const auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(proxy->bound_port()),
+                                           grpc::InsecureChannelCredentials());
+  client = std::make_unique<CriClient>(dir / "unused.sock");
+  client->generic = std::make_unique<grpc::GenericStub>(channel);
+
+  v1::CreateContainerResponse response;
+  auto s = Create(NonCanonicalRequest(), &response);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
+  std::string ignored;
+  s = client->Raw("/some.Unknown/Method", "x", &ignored);  // the general (streaming) relay
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
+  EXPECT_TRUE(runtime.calls().empty());
+
+  {
+    std::lock_guard lock(mu);
+    admit = true;
+    ASSERT_EQ(peers.size(), 2u);
+    // What the Windows hook looks up: the caller's loopback port.
+    EXPECT_TRUE(LoopbackPeerPort(peers[0]).has_value()) << peers[0];
+  }
+  ASSERT_TRUE(Create(NonCanonicalRequest(), &response).ok());
+  EXPECT_EQ(runtime.calls().size(), 1u);
+}
 
 TEST_F(Interception_, WithoutInterceptorTheRequestIsByteIdentical) {
   StartProxy(nullptr);

@@ -8,6 +8,7 @@
 #include <winsock2.h>  // before windows.h
 #include <windows.h>
 // clang-format on
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <thread>
@@ -34,6 +35,10 @@ class PipeAcceptor {
   // Stops accepting, closes every bridged connection, joins every thread. Idempotent.
   void Stop();
   std::size_t active_connections() { return bridges_.active(); }
+  // True while one of this acceptor's live bridges is connected to the backend from local
+  // `port`: the gRPC server admits a loopback peer only then, so a local process that connects to
+  // the loopback port directly, bypassing the pipe's security descriptor, is refused.
+  bool BridgesFromLocalPort(std::uint16_t port) { return bridges_.HasLiveSocketFromPort(port); }
 
  private:
   HANDLE CreateInstance(bool first, DWORD& error);

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "shim/windows/loopback.h"
+
 namespace dxshim::windows {
 namespace {
 
@@ -90,7 +92,10 @@ bool WriteSocket(SOCKET s, Overlapped& o, HANDLE stop, const char* buf, DWORD si
 }  // namespace
 
 PipeBridge::PipeBridge(HANDLE pipe, SOCKET socket)
-    : pipe_(pipe), socket_(socket), stop_(CreateEventW(nullptr, TRUE, FALSE, nullptr)) {
+    : pipe_(pipe),
+      socket_(socket),
+      socket_local_port_(LocalPort(socket)),
+      stop_(CreateEventW(nullptr, TRUE, FALSE, nullptr)) {
   pipe_to_socket_ = std::thread([this] { PipeToSocket(); });
   socket_to_pipe_ = std::thread([this] { SocketToPipe(); });
 }
@@ -156,6 +161,14 @@ void BridgeSet::StopAll() {
   }
   for (auto& b : all) b->Stop();
   all.clear();  // joins
+}
+
+bool BridgeSet::HasLiveSocketFromPort(std::uint16_t port) {
+  std::lock_guard lock(mutex_);
+  for (const auto& b : bridges_) {
+    if (!b->finished() && b->socket_local_port() == port) return true;
+  }
+  return false;
 }
 
 std::size_t BridgeSet::active() {

@@ -8,6 +8,7 @@
 #include <windows.h>
 // clang-format on
 #include <atomic>
+#include <cstdint>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,7 @@ class PipeBridge {
 
   void Stop();  // ends both directions; idempotent
   bool finished() const { return finished_ == 2; }
+  std::uint16_t socket_local_port() const { return socket_local_port_; }
 
  private:
   void PipeToSocket();
@@ -33,7 +35,8 @@ class PipeBridge {
 
   HANDLE pipe_;
   SOCKET socket_;
-  HANDLE stop_;  // manual-reset event: set when either side is done
+  std::uint16_t socket_local_port_;  // identifies the connection to the loopback server
+  HANDLE stop_;                      // manual-reset event: set when either side is done
   std::atomic<int> finished_{0};
   std::thread pipe_to_socket_;
   std::thread socket_to_pipe_;
@@ -46,6 +49,8 @@ class BridgeSet {
   void Add(HANDLE pipe, SOCKET socket);
   void StopAll();
   std::size_t active();
+  // True while a bridge that is not finished owns a socket with this local port.
+  bool HasLiveSocketFromPort(std::uint16_t port);
 
  private:
   void ReapLocked();

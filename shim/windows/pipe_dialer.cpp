@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "devices/windows/wide_text.h"
+#include "shim/windows/loopback.h"
 
 namespace dxshim::windows {
 
@@ -67,16 +68,34 @@ void PipeForwarder::AcceptLoop() {
       // Accepted sockets inherit the listener's event selection (and non-blocking mode, which
       // overlapped I/O does not mind).
       WSAEventSelect(client, nullptr, 0);
+      if (!Admit(client)) {
+        closesocket(client);
+        continue;
+      }
       HANDLE pipe = INVALID_HANDLE_VALUE;
       try {
         pipe = DialPipe(pipe_path_, std::chrono::seconds(5));
-      } catch (const std::exception&) {
+      } catch (const std::exception& e) {
+        if (warn_) warn_(e.what());
         closesocket(client);  // the gRPC channel sees the connection fail and retries
         continue;
       }
       bridges_.Add(pipe, client);
     }
   }
+}
+
+bool PipeForwarder::Admit(SOCKET client) {
+  if (peers_ == ForwarderPeers::kAnyLocal) return true;
+  const auto owner = LoopbackPeerProcess(client);
+  if (owner && *owner == GetCurrentProcessId()) return true;
+  ++refused_;
+  if (warn_) {
+    warn_("refused a connection to the runtime forwarder for " + pipe_path_ + ": " +
+          (owner ? "it comes from process " + std::to_string(*owner) + ", not this one"
+                 : std::string("its owner is not in the TCP table")));
+  }
+  return false;
 }
 
 void PipeForwarder::Stop() {

@@ -7,7 +7,9 @@
 #include <winsock2.h>  // before windows.h
 #include <windows.h>
 // clang-format on
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -20,9 +22,18 @@ namespace dxshim::windows {
 // error (no such pipe, access denied, timeout).
 HANDLE DialPipe(const std::string& path, std::chrono::milliseconds timeout);
 
+// Who may use the forwarder's loopback port. The runtime's pipe admits only SYSTEM and
+// Administrators; dxshim runs as SYSTEM, so a forwarder open to any local process would hand
+// the runtime to any local user. dxshim serve uses kThisProcess: a connection is bridged only
+// when the system's TCP table says its other end belongs to this process.
+enum class ForwarderPeers { kAnyLocal, kThisProcess };
+
 class PipeForwarder {
  public:
-  explicit PipeForwarder(std::string pipe_path) : pipe_path_(std::move(pipe_path)) {}
+  using Warn = std::function<void(const std::string&)>;
+  explicit PipeForwarder(std::string pipe_path, ForwarderPeers peers = ForwarderPeers::kAnyLocal,
+                         Warn warn = {})
+      : pipe_path_(std::move(pipe_path)), peers_(peers), warn_(std::move(warn)) {}
   ~PipeForwarder();
   PipeForwarder(const PipeForwarder&) = delete;
   PipeForwarder& operator=(const PipeForwarder&) = delete;
@@ -31,11 +42,16 @@ class PipeForwarder {
   int Start();
   void Stop();  // closes the listener and every bridged connection, joins; idempotent
   std::size_t active_connections() { return bridges_.active(); }
+  std::size_t refused_connections() const { return refused_; }
 
  private:
   void AcceptLoop();
+  bool Admit(SOCKET client);
 
   std::string pipe_path_;
+  ForwarderPeers peers_;
+  Warn warn_;
+  std::atomic<std::size_t> refused_{0};
   SOCKET listener_ = INVALID_SOCKET;
   HANDLE accept_event_ = nullptr;
   HANDLE stop_ = nullptr;

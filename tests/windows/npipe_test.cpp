@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <list>
 #include <mutex>
@@ -24,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "shim/windows/loopback.h"
 #include "shim/windows/pipe_acceptor.h"
 #include "shim/windows/pipe_dialer.h"
 
@@ -136,13 +138,21 @@ class EchoServer {
     for (auto& t : workers_) t.join();
   }
   int port() const { return port_; }
+  // The peer port of the connection accepted last (what dxshim's gRPC server sees as the peer).
+  std::uint16_t last_peer_port() {
+    std::lock_guard lock(mutex_);
+    return last_peer_port_;
+  }
 
  private:
   void Accept() {
     for (;;) {
-      const SOCKET s = accept(listener_, nullptr, nullptr);
+      sockaddr_in peer{};
+      int size = sizeof(peer);
+      const SOCKET s = accept(listener_, reinterpret_cast<sockaddr*>(&peer), &size);
       if (s == INVALID_SOCKET) return;
       std::lock_guard lock(mutex_);
+      last_peer_port_ = ntohs(peer.sin_port);
       workers_.emplace_back([s] {
         std::vector<char> buf(64 * 1024);
         bool first = true;
@@ -159,6 +169,7 @@ class EchoServer {
   }
   SOCKET listener_;
   int port_ = 0;
+  std::uint16_t last_peer_port_ = 0;
   std::thread thread_;
   std::mutex mutex_;
   std::list<std::thread> workers_;
@@ -170,9 +181,46 @@ std::uint64_t Fnv(const char* data, std::size_t size, std::uint64_t h = 14695981
   return h;
 }
 
+// Runs this executable again with `args` and returns its exit code.
+DWORD RunSelf(const std::string& args) {
+  wchar_t self[MAX_PATH] = {};
+  GetModuleFileNameW(nullptr, self, MAX_PATH);
+  std::wstring command =
+      L"\"" + std::wstring(self) + L"\" " + std::wstring(args.begin(), args.end());
+  STARTUPINFOW startup{};
+  startup.cb = sizeof(startup);
+  PROCESS_INFORMATION process{};
+  if (!CreateProcessW(nullptr, command.data(), nullptr, nullptr, FALSE, 0, nullptr, nullptr,
+                      &startup, &process)) {
+    return 99;
+  }
+  WaitForSingleObject(process.hProcess, 30000);
+  DWORD code = 98;
+  GetExitCodeProcess(process.hProcess, &code);
+  CloseHandle(process.hProcess);
+  CloseHandle(process.hThread);
+  return code;
+}
+
+// The other process of the guarded-forwarder check: connects, sends, and exits 0 when the
+// connection is closed without an answer.
+int ConnectFromAnotherProcess(int port) {
+  const SOCKET s = Connect(port);
+  if (s == INVALID_SOCKET) return 2;
+  char back[4];
+  const bool answered = SendAll(s, "them", 4) && RecvAll(s, back, 4);
+  closesocket(s);
+  return answered ? 1 : 0;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "connect") {
+    WSADATA wsa;
+    WSAStartup(MAKEWORD(2, 2), &wsa);
+    return ConnectFromAnotherProcess(std::atoi(argv[2]));
+  }
   WSADATA wsa;
   WSAStartup(MAKEWORD(2, 2), &wsa);
   const std::string pipe = "\\\\.\\pipe\\dxshim-test-" + std::to_string(GetCurrentProcessId());
@@ -181,7 +229,7 @@ int main() {
   const int threads_before = Threads();
 
   PipeAcceptor acceptor(pipe, dxshim::windows::kDefaultPipeSddl,
-                        [&] { return Connect(echo.port()); });
+                        [&] { return dxshim::windows::ConnectLoopback(echo.port()); });
   acceptor.Start();
   PipeForwarder forwarder(pipe);
   const int port = forwarder.Start();
@@ -214,6 +262,55 @@ int main() {
   } catch (const std::runtime_error& e) {
     Check(std::string(e.what()).find("no such pipe") != std::string::npos,
           std::string("dialing a missing pipe fails: ") + e.what());
+  }
+
+  // The gRPC server behind the pipe admits a loopback peer only while it is one of the acceptor's
+  // live bridges: a local process connecting to the loopback port directly is not.
+  {
+    const SOCKET s = Connect(port);
+    char back[4];
+    const bool echoed = SendAll(s, "peer", 4) && RecvAll(s, back, 4);
+    const std::uint16_t bridged = echo.last_peer_port();
+    Check(echoed && acceptor.BridgesFromLocalPort(bridged),
+          "the backend's peer on a piped connection is a live bridge (port " +
+              std::to_string(bridged) + ")");
+    const SOCKET direct = Connect(echo.port());
+    SendAll(direct, "x", 1);
+    RecvAll(direct, back, 1);
+    const std::uint16_t stranger = echo.last_peer_port();
+    Check(stranger != bridged && !acceptor.BridgesFromLocalPort(stranger),
+          "a direct loopback connection to the backend is not a bridge (port " +
+              std::to_string(stranger) + ")");
+    closesocket(direct);
+    closesocket(s);
+    Check(WaitUntil([&] { return !acceptor.BridgesFromLocalPort(bridged); },
+                    std::chrono::seconds(10)),
+          "a finished bridge's port is no longer admitted");
+  }
+
+  // A forwarder for dxshim serve bridges only connections from this process (the runtime's pipe
+  // admits SYSTEM and Administrators, which dxshim is): another process's connection is closed.
+  {
+    std::string warning;
+    PipeForwarder guarded(pipe, dxshim::windows::ForwarderPeers::kThisProcess,
+                          [&](const std::string& w) { warning = w; });
+    const int guarded_port = guarded.Start();
+    const DWORD child_code = RunSelf("connect " + std::to_string(guarded_port));
+    const SOCKET s = Connect(guarded_port);
+    char back[4] = {};
+    const bool echoed = SendAll(s, "mine", 4) && RecvAll(s, back, 4);
+    closesocket(s);
+    guarded.Stop();  // joins the accept thread: `warning` is complete
+    Check(child_code == 0 && warning.find("refused a connection") != std::string::npos,
+          "another process's connection to the guarded forwarder is closed unanswered: " + warning);
+    if (guarded.refused_connections() == 1) {
+      Check(echoed, "this process's connection passes the guarded forwarder");
+    } else {
+      // Wine's TCP table names a connection's owning process only some of the time.
+      std::printf(
+          "skipped: this process's connection passing the guarded forwarder (the TCP "
+          "table did not name this process as its owner: wine)\n");
+    }
   }
 
   // 32 concurrent clients, 100 round trips each.

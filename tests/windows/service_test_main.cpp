@@ -1,16 +1,22 @@
-// The Windows service glue (shim/windows/service.*), cross-compiled with mingw and run under
-// wine, whose service control manager starts and stops real services:
+// The Windows service glue (shim/windows/service.*) and the Windows StopRequest, wired as
+// `dxshim serve` wires them (the service's stop asks StopRequest, the work waits on it),
+// cross-compiled with mingw and run under wine, whose service control manager starts and stops
+// real services:
 //   service-test.exe drive     installs itself as service "dxshim-test", starts it, stops it,
 //                              checks every step, removes it; prints ok/FAILED lines
-//   service-test.exe console   checks that a console start is told it is not a service
+//   service-test.exe console   checks that a console start is told it is not a service, and
+//                              that a console's Ctrl-C and a Request() end StopRequest::Wait
 //   service-test.exe           (as started by the SCM) the service: records its states in
 //                              state.txt next to the executable
 #include <windows.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
+#include <thread>
 
+#include "shim/stop_request.h"
 #include "shim/windows/service.h"
 
 namespace {
@@ -86,7 +92,7 @@ int Drive() {
   Check(stopped == SERVICE_STOPPED, "it reports STOPPED (state " + std::to_string(stopped) + ")");
   Check(status.dwWin32ExitCode == NO_ERROR,
         "with exit code 0 (" + std::to_string(status.dwWin32ExitCode) + ")");
-  Check(ReadState() == "running\nstop requested\nstopped\n",
+  Check(ReadState() == "running\nstop requested\nstopped: service stop\n",
         "stop reached the work, which returned (state.txt: " + ReadState() + ")");
   Check(DeleteService(service) != FALSE, "remove it");
   CloseServiceHandle(service);
@@ -95,26 +101,50 @@ int Drive() {
   return failures == 0 ? 0 : 1;
 }
 
+// A console start: StopRequest ends on Request from another thread, and on Ctrl-C (where the
+// platform can send one).
+void ConsoleStops() {
+  {
+    dxshim::StopRequest stop;
+    std::thread asker([&stop] {
+      Sleep(50);
+      stop.Request("asked");
+    });
+    const std::string reason = stop.Wait();
+    asker.join();
+    Check(reason == "asked", "Request from another thread ends the wait (" + reason + ")");
+  }
+  dxshim::StopRequest stop;
+  if (AllocConsole() && GenerateConsoleCtrlEvent(CTRL_C_EVENT, 0)) {
+    const std::string reason = stop.Wait();
+    Check(reason == "Ctrl-C", "Ctrl-C in the console ends the wait (" + reason + ")");
+  } else {
+    std::printf("skipped: Ctrl-C through a console (this platform could not send one)\n");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "drive") return Drive();
-  const HANDLE stop = CreateEventW(nullptr, TRUE, FALSE, nullptr);
+  std::optional<dxshim::StopRequest> stop;
+  stop.emplace();
   dxshim::windows::ServiceCallbacks callbacks;
-  callbacks.run = [stop] {
+  callbacks.run = [&stop] {
     Record("running");
-    WaitForSingleObject(stop, INFINITE);
-    Record("stopped");
+    Record(("stopped: " + stop->Wait()).c_str());
     return 0;
   };
-  callbacks.stop = [stop] {
+  callbacks.stop = [&stop] {
     Record("stop requested");
-    SetEvent(stop);
+    stop->Request("service stop");
   };
   bool not_a_service = false;
   const int code = dxshim::windows::RunAsService("dxshim-test", callbacks, not_a_service);
   if (argc > 1 && std::string(argv[1]) == "console") {
     Check(code == -1 && not_a_service, "started from a console, it is told it is not a service");
+    stop.reset();
+    ConsoleStops();
     return failures == 0 ? 0 : 1;
   }
   return code < 0 ? 1 : code;

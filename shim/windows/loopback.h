@@ -1,0 +1,26 @@
+// Windows only, no gRPC: loopback TCP helpers for the named-pipe bridges. dxshim's gRPC endpoints
+// listen on 127.0.0.1, where any local process could connect; these let the bridges tell their
+// own connections from anybody else's.
+#pragma once
+
+// clang-format off
+#include <winsock2.h>  // before windows.h
+#include <windows.h>
+// clang-format on
+#include <cstdint>
+#include <optional>
+
+namespace dxshim::windows {
+
+// A socket connected to 127.0.0.1:`port`, or INVALID_SOCKET.
+SOCKET ConnectLoopback(int port);
+
+// The local port of a bound or connected socket (0 when it has none).
+std::uint16_t LocalPort(SOCKET socket);
+
+// The id of the process that owns the other end of `accepted`, a connection accepted on a
+// 127.0.0.1 listener, from the system's TCP table; nullopt when the table has no such row.
+// (Wine's table reports owner 0 for every connection.)
+std::optional<DWORD> LoopbackPeerProcess(SOCKET accepted);
+
+}  // namespace dxshim::windows
