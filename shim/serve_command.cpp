@@ -15,10 +15,7 @@
 #include "shim/proxy_server.h"
 #include "shim/stop_request.h"
 #ifdef _WIN32
-#include "shim/grpc_peer.h"
-#include "shim/windows/loopback.h"
-#include "shim/windows/pipe_acceptor.h"
-#include "shim/windows/pipe_dialer.h"
+#include "shim/windows/pipe_transport.h"
 #include "shim/windows/service.h"
 #endif
 
@@ -94,69 +91,22 @@ int ParseServe(int argc, char** argv, config::ServeConfig& cfg, ProxyOptions& op
   return -1;
 }
 
-#ifdef _WIN32
-// Kubelet and containerd speak over named pipes on Windows, which gRPC C++ cannot: a pipe
-// endpoint is bridged to loopback TCP. The listening pipe admits SYSTEM and Administrators (the
-// configured SDDL), and gRPC admits only calls that came through it; the runtime's pipe is
-// reached through a forwarder that bridges only this process's connections.
-class PipeTransport {
- public:
-  PipeTransport(ProxyOptions& options, const std::string& sddl) {
-    if (options.runtime.kind == Endpoint::Kind::kPipe) {
-      forwarder_ = std::make_unique<windows::PipeForwarder>(
-          options.runtime.address, windows::ForwarderPeers::kThisProcess,
-          [](const std::string& warning) { spdlog::warn("{}", warning); });
-      const int port = forwarder_->Start();
-      spdlog::info("runtime {} reached through 127.0.0.1:{}", options.runtime.ToString(), port);
-      options.runtime = Endpoint{Endpoint::Kind::kTcp, "127.0.0.1:" + std::to_string(port)};
-    }
-    if (options.listen.kind == Endpoint::Kind::kPipe) {
-      pipe_ = options.listen;
-      acceptor_ = std::make_unique<windows::PipeAcceptor>(
-          pipe_.address, sddl, [this] { return windows::ConnectLoopback(backend_port_.load()); });
-      options.listen = Endpoint{Endpoint::Kind::kTcp, "127.0.0.1:0"};
-      options.admit_peer = [this](std::string_view peer) {
-        const auto port = LoopbackPeerPort(peer);
-        if (port && acceptor_->BridgesFromLocalPort(*port)) return true;
-        spdlog::warn("refused a call from {}: it did not come through {}", peer, pipe_.ToString());
-        return false;
-      };
-    }
-  }
-  ~PipeTransport() { Stop(); }
-  PipeTransport(const PipeTransport&) = delete;
-  PipeTransport& operator=(const PipeTransport&) = delete;
-
-  // Once the gRPC server listens on `grpc_port`: opens the pipe. Throws std::runtime_error.
-  void Listen(int grpc_port) {
-    if (!acceptor_) return;
-    backend_port_ = grpc_port;
-    acceptor_->Start();
-    spdlog::info("listening on {} for kubelet (bridged to 127.0.0.1:{})", pipe_.ToString(),
-                 grpc_port);
-  }
-  void Stop() {
-    if (acceptor_) acceptor_->Stop();
-    if (forwarder_) forwarder_->Stop();
-  }
-
- private:
-  Endpoint pipe_;
-  std::atomic<int> backend_port_{0};
-  std::unique_ptr<windows::PipeAcceptor> acceptor_;
-  std::unique_ptr<windows::PipeForwarder> forwarder_;
-};
-#endif
-
 // Serves until `stop` is asked for; returns the exit code.
 int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& stop) {
 #ifdef _WIN32
-  std::unique_ptr<PipeTransport> pipes;
+  // Named pipes are bridged to loopback TCP (see shim/windows/pipe_transport.h).
+  std::unique_ptr<windows::PipeTransport> pipes;
   try {
-    pipes = std::make_unique<PipeTransport>(options, cfg.pipe_sddl);
+    pipes = std::make_unique<windows::PipeTransport>(
+        options.listen, options.runtime, cfg.pipe_sddl,
+        [](const std::string& line) { spdlog::info("{}", line); },
+        [](const std::string& line) { spdlog::warn("{}", line); });
   } catch (const std::exception& e) {
     spdlog::critical("cannot start: {}", e.what());
     return 1;
+  }
+  if (pipes->serves_pipe()) {
+    options.admit_peer = [&pipes](std::string_view peer) { return pipes->Admits(peer); };
   }
 #endif
   // Devices: one snapshot, refreshed in the background; never discovered on a request's path.

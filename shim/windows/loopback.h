@@ -20,7 +20,7 @@ std::uint16_t LocalPort(SOCKET socket);
 
 // The id of the process that owns the other end of `accepted`, a connection accepted on a
 // 127.0.0.1 listener, from the system's TCP table; nullopt when the table has no such row.
-// (Wine's table reports owner 0 for every connection.)
+// (Wine names a socket's process only once that process has sent or received on it.)
 std::optional<DWORD> LoopbackPeerProcess(SOCKET accepted);
 
 }  // namespace dxshim::windows

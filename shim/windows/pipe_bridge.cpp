@@ -91,9 +91,10 @@ bool WriteSocket(SOCKET s, Overlapped& o, HANDLE stop, const char* buf, DWORD si
 
 }  // namespace
 
-PipeBridge::PipeBridge(HANDLE pipe, SOCKET socket)
+PipeBridge::PipeBridge(HANDLE pipe, SOCKET socket, SocketAdmission admit)
     : pipe_(pipe),
       socket_(socket),
+      admit_(std::move(admit)),
       socket_local_port_(LocalPort(socket)),
       stop_(CreateEventW(nullptr, TRUE, FALSE, nullptr)) {
   pipe_to_socket_ = std::thread([this] { PipeToSocket(); });
@@ -137,8 +138,11 @@ void PipeBridge::SocketToPipe() {
   Overlapped in;
   Overlapped out;
   DWORD n = 0;
-  while (ReadSocket(socket_, in, stop_, buf.data(), n) &&
-         WritePipe(pipe_, out, stop_, buf.data(), n)) {
+  bool first = true;
+  while (ReadSocket(socket_, in, stop_, buf.data(), n)) {
+    if (first && admit_ && !admit_(socket_)) break;
+    first = false;
+    if (!WritePipe(pipe_, out, stop_, buf.data(), n)) break;
   }
   DirectionDone();
 }
@@ -147,10 +151,10 @@ void BridgeSet::ReapLocked() {
   bridges_.remove_if([](const std::unique_ptr<PipeBridge>& b) { return b->finished(); });
 }
 
-void BridgeSet::Add(HANDLE pipe, SOCKET socket) {
+void BridgeSet::Add(HANDLE pipe, SOCKET socket, SocketAdmission admit) {
   std::lock_guard lock(mutex_);
   ReapLocked();
-  bridges_.push_back(std::make_unique<PipeBridge>(pipe, socket));
+  bridges_.push_back(std::make_unique<PipeBridge>(pipe, socket, std::move(admit)));
 }
 
 void BridgeSet::StopAll() {

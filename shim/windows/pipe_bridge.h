@@ -9,6 +9,7 @@
 // clang-format on
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -16,10 +17,14 @@
 
 namespace dxshim::windows {
 
+// Decides, once the socket's side has sent its first bytes and before they go on, whether the
+// connection may continue (false ends the bridge). Runs on the bridge's own thread.
+using SocketAdmission = std::function<bool(SOCKET)>;
+
 // Owns the pipe handle and the socket from construction; two threads copy, one per direction.
 class PipeBridge {
  public:
-  PipeBridge(HANDLE pipe, SOCKET socket);
+  PipeBridge(HANDLE pipe, SOCKET socket, SocketAdmission admit = {});
   ~PipeBridge();  // Stop() and join
   PipeBridge(const PipeBridge&) = delete;
   PipeBridge& operator=(const PipeBridge&) = delete;
@@ -35,6 +40,7 @@ class PipeBridge {
 
   HANDLE pipe_;
   SOCKET socket_;
+  SocketAdmission admit_;
   std::uint16_t socket_local_port_;  // identifies the connection to the loopback server
   HANDLE stop_;                      // manual-reset event: set when either side is done
   std::atomic<int> finished_{0};
@@ -46,7 +52,7 @@ class PipeBridge {
 // stopped and joined on StopAll().
 class BridgeSet {
  public:
-  void Add(HANDLE pipe, SOCKET socket);
+  void Add(HANDLE pipe, SOCKET socket, SocketAdmission admit = {});
   void StopAll();
   std::size_t active();
   // True while a bridge that is not finished owns a socket with this local port.

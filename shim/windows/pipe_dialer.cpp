@@ -68,10 +68,6 @@ void PipeForwarder::AcceptLoop() {
       // Accepted sockets inherit the listener's event selection (and non-blocking mode, which
       // overlapped I/O does not mind).
       WSAEventSelect(client, nullptr, 0);
-      if (!Admit(client)) {
-        closesocket(client);
-        continue;
-      }
       HANDLE pipe = INVALID_HANDLE_VALUE;
       try {
         pipe = DialPipe(pipe_path_, std::chrono::seconds(5));
@@ -80,13 +76,19 @@ void PipeForwarder::AcceptLoop() {
         closesocket(client);  // the gRPC channel sees the connection fail and retries
         continue;
       }
-      bridges_.Add(pipe, client);
+      // The owner is checked once the client has spoken (a gRPC channel always does first), on
+      // the bridge's thread: a silent connection cannot stall this loop, and no byte reaches
+      // the runtime before the check.
+      if (peers_ == ForwarderPeers::kThisProcess) {
+        bridges_.Add(pipe, client, [this](SOCKET s) { return Admit(s); });
+      } else {
+        bridges_.Add(pipe, client);
+      }
     }
   }
 }
 
 bool PipeForwarder::Admit(SOCKET client) {
-  if (peers_ == ForwarderPeers::kAnyLocal) return true;
   const auto owner = LoopbackPeerProcess(client);
   if (owner && *owner == GetCurrentProcessId()) return true;
   ++refused_;

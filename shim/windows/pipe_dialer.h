@@ -24,8 +24,9 @@ HANDLE DialPipe(const std::string& path, std::chrono::milliseconds timeout);
 
 // Who may use the forwarder's loopback port. The runtime's pipe admits only SYSTEM and
 // Administrators; dxshim runs as SYSTEM, so a forwarder open to any local process would hand
-// the runtime to any local user. dxshim serve uses kThisProcess: a connection is bridged only
-// when the system's TCP table says its other end belongs to this process.
+// the runtime to any local user. dxshim serve uses kThisProcess: a connection's first bytes go
+// on only when the system's TCP table says its other end belongs to this process (asked once
+// the client has sent them: wine attributes a socket to its process only after it is used).
 enum class ForwarderPeers { kAnyLocal, kThisProcess };
 
 class PipeForwarder {

@@ -1,0 +1,49 @@
+#include "shim/windows/pipe_transport.h"
+
+#include "shim/grpc_peer.h"
+#include "shim/windows/loopback.h"
+
+namespace dxshim::windows {
+
+PipeTransport::PipeTransport(Endpoint& listen, Endpoint& runtime, std::string sddl, Log info,
+                             Log warn)
+    : info_(std::move(info)), warn_(std::move(warn)) {
+  if (runtime.kind == Endpoint::Kind::kPipe) {
+    forwarder_ =
+        std::make_unique<PipeForwarder>(runtime.address, ForwarderPeers::kThisProcess, warn_);
+    const int port = forwarder_->Start();
+    info_("runtime " + runtime.ToString() + " reached through 127.0.0.1:" + std::to_string(port));
+    runtime = Endpoint{Endpoint::Kind::kTcp, "127.0.0.1:" + std::to_string(port)};
+  }
+  if (listen.kind == Endpoint::Kind::kPipe) {
+    pipe_ = listen;
+    acceptor_ = std::make_unique<PipeAcceptor>(
+        pipe_.address, std::move(sddl), [this] { return ConnectLoopback(backend_port_.load()); });
+    listen = Endpoint{Endpoint::Kind::kTcp, "127.0.0.1:0"};
+  }
+}
+
+PipeTransport::~PipeTransport() { Stop(); }
+
+bool PipeTransport::Admits(std::string_view grpc_peer) {
+  const auto port = LoopbackPeerPort(grpc_peer);
+  if (acceptor_ && port && acceptor_->BridgesFromLocalPort(*port)) return true;
+  warn_("refused a call from " + std::string(grpc_peer) + ": it did not come through " +
+        pipe_.ToString());
+  return false;
+}
+
+void PipeTransport::Listen(int grpc_port) {
+  if (!acceptor_) return;
+  backend_port_ = grpc_port;
+  acceptor_->Start();
+  info_("listening on " + pipe_.ToString() +
+        " for kubelet (bridged to 127.0.0.1:" + std::to_string(grpc_port) + ")");
+}
+
+void PipeTransport::Stop() {
+  if (acceptor_) acceptor_->Stop();
+  if (forwarder_) forwarder_->Stop();
+}
+
+}  // namespace dxshim::windows
