@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what building, testing and the demo need, from Debian 12's archive (run as root).
-# Runs `apt-get update` only when a package is missing.
+# Installs what building, testing and the demo need, from Debian 12's archive (run as root),
+# and the PowerShell grammar the install-script test parses with, from the npm registry (Debian
+# has no pwsh). Runs `apt-get update` only when a package is missing.
 set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config libc6-dev
@@ -8,8 +9,9 @@ packages=(
   libboost-program-options-dev libspdlog-dev libyaml-cpp-dev libgtest-dev libbenchmark-dev
   containerd runc busybox-static
   g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev
-  systemd
+  systemd python3-yaml
 )
+command -v npm >/dev/null || packages+=(npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -19,4 +21,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# tree-sitter's runtime and its PowerShell grammar, pinned; npm checks each tarball against the
+# registry's integrity hash. Unpacked into $DXSHIM_DEPS_DIR (CMake's DXSHIM_POWERSHELL_GRAMMAR).
+deps=${DXSHIM_DEPS_DIR:-/var/cache/dxshim}
+grammar="$deps/powershell-grammar"
+if [ ! -f "$grammar/tree-sitter-powershell/src/parser.c" ] ||
+  [ ! -f "$grammar/tree-sitter/vendor/tree-sitter/lib/src/lib.c" ]; then
+  echo "fetching the PowerShell grammar (npm: tree-sitter@0.25.1, tree-sitter-powershell@0.26.4)"
+  download=$(mktemp -d)
+  (cd "$download" && npm pack --silent tree-sitter@0.25.1 tree-sitter-powershell@0.26.4 >/dev/null)
+  rm -rf "$grammar"
+  mkdir -p "$grammar/tree-sitter" "$grammar/tree-sitter-powershell"
+  tar xzf "$download/tree-sitter-0.25.1.tgz" -C "$grammar/tree-sitter" --strip-components=1
+  tar xzf "$download/tree-sitter-powershell-0.26.4.tgz" -C "$grammar/tree-sitter-powershell" \
+    --strip-components=1
+  rm -rf "$download"
 fi

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# deploy/windows/install.ps1 without Windows: Debian has no pwsh, so the script is parsed with the
+# tree-sitter PowerShell grammar (ps1_syntax_check) and linted for the settings it relies on.
+# Broken copies must be caught too, or this test proves nothing. Running it is the manual
+# check list in deploy/windows/CHECKLIST.md.
+# usage: install_script_test.sh SOURCE_DIR PS1_SYNTAX_CHECK
+set -uo pipefail
+src=${1:?usage: install_script_test.sh SOURCE_DIR PS1_SYNTAX_CHECK}
+check=${2:?usage: install_script_test.sh SOURCE_DIR PS1_SYNTAX_CHECK}
+script="$src/deploy/windows/install.ps1"
+work=$(mktemp -d /tmp/dxshim-ps1-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+failures=0
+result() {  # result OK_CONDITION_EXIT_CODE DESCRIPTION
+  if [ "$1" = 0 ]; then echo "ok: $2"; else echo "FAILED: $2"; failures=$((failures + 1)); fi
+}
+
+"$check" "$script"
+result $? "install.ps1 parses without a syntax error"
+
+# The HostProcess installer's inline command is PowerShell too.
+python3 - "$src/deploy/windows/hostprocess-installer.yaml" >"$work/hostprocess-command.ps1" <<'PY'
+import sys, yaml
+for doc in yaml.safe_load_all(open(sys.argv[1])):
+    spec = (doc or {}).get("spec", {}).get("template", {}).get("spec", {})
+    for container in spec.get("initContainers", []) + spec.get("containers", []):
+        command = container.get("command", [])
+        if "-Command" in command:
+            print(command[command.index("-Command") + 1])
+PY
+[ -s "$work/hostprocess-command.ps1" ] && "$check" "$work/hostprocess-command.ps1" >/dev/null
+result $? "the HostProcess installer's -Command parses"
+
+# Lint: strict mode and stop-on-error before the first command that changes anything, no
+# aliases that change meaning between hosts, CRLF-safe (no carriage returns mixed in).
+first_change=$(grep -n -m1 -E '^\s*(Copy-Item|New-Service|Set-Content|Restart-Service|& sc\.exe)' "$script" | cut -d: -f1)
+strict=$(grep -n -m1 '^Set-StrictMode -Version Latest' "$script" | cut -d: -f1)
+stop=$(grep -n -m1 "^\$ErrorActionPreference = 'Stop'" "$script" | cut -d: -f1)
+[ -n "$strict" ] && [ -n "$stop" ] && [ "$strict" -lt "$first_change" ] && [ "$stop" -lt "$first_change" ]
+result $? "strict mode and ErrorActionPreference=Stop come before the first change (line $first_change)"
+! grep -n -E '(^|[|;(]\s*)(%|\?|gci|ls|dir|cat|rm|del|cp|mv|iwr|curl|wget)\s' "$script"
+result $? "no command aliases"
+! grep -q $'\r' "$script"
+result $? "one line ending throughout"
+grep -q '^\s*\[switch\]\$Uninstall' "$script"
+result $? "has -Uninstall"
+
+# Broken copies: an unbalanced brace, an unterminated string, an unclosed parenthesis.
+sed '0,/^}$/{/^}$/d}' "$script" >"$work/brace.ps1"
+sed "0,/'Stop'/s/'Stop'/'Stop/" "$script" >"$work/string.ps1"
+sed '0,/if (\$build -lt 20348)/s/if (\$build -lt 20348)/if ($build -lt 20348/' "$script" >"$work/parenthesis.ps1"
+! cmp -s "$script" "$work/parenthesis.ps1"
+result $? "the parenthesis breakage applies"
+for broken in brace string parenthesis; do
+  out=$("$check" "$work/$broken.ps1")
+  code=$?
+  [ "$code" = 1 ]
+  result $? "a copy with a broken $broken is refused: $(echo "$out" | head -1)"
+done
+
+echo "$failures failure(s)"
+[ "$failures" = 0 ]
