@@ -19,6 +19,7 @@ class StopRequest {
   StopRequest& operator=(const StopRequest&) = delete;
 
   // Blocks until a stop is asked for; returns what asked ("SIGTERM", "Ctrl-C", "service stop").
+  // Call it from the thread that constructed the StopRequest.
   std::string Wait();
   // Asks for a stop from any thread.
   void Request(const std::string& reason);

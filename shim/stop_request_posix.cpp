@@ -1,6 +1,5 @@
 #include <pthread.h>
 #include <signal.h>
-#include <unistd.h>
 
 #include <mutex>
 
@@ -11,6 +10,7 @@ namespace {
 
 std::mutex requested_mutex;
 std::string requested;  // set by Request(): the reason Wait() reports instead of the signal
+pthread_t waiter;       // the thread that constructed the StopRequest (and waits)
 
 sigset_t StopSignals() {
   sigset_t set;
@@ -26,6 +26,7 @@ StopRequest::StopRequest() {
   const auto set = StopSignals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  waiter = pthread_self();
 }
 
 StopRequest::~StopRequest() {
@@ -47,7 +48,9 @@ void StopRequest::Request(const std::string& reason) {
     std::lock_guard lock(requested_mutex);
     requested = reason;
   }
-  kill(getpid(), SIGTERM);  // blocked everywhere, so it reaches Wait()'s sigwait
+  // Directed at the waiting thread, which blocks it: it stays pending there for sigwait, and no
+  // thread that does not block it (one started before the StopRequest) can be killed by it.
+  pthread_kill(waiter, SIGTERM);
 }
 
 }  // namespace dxshim
