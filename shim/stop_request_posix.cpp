@@ -50,6 +50,7 @@ void StopRequest::Request(const std::string& reason) {
   }
   // Directed at the waiting thread, which blocks it: it stays pending there for sigwait, and no
   // thread that does not block it (one started before the StopRequest) can be killed by it.
+  // NOLINTNEXTLINE(bugprone-bad-signal-to-kill-thread): blocked there, taken by sigwait
   pthread_kill(waiter, SIGTERM);
 }
 
