@@ -22,6 +22,10 @@ const bool kGrpcKeptInitialized = [] {
 }  // namespace
 
 std::shared_ptr<grpc::Channel> DialUnix(const std::string& socket_path) {
+  return DialTarget("unix:" + socket_path);
+}
+
+std::shared_ptr<grpc::Channel> DialTarget(const std::string& target) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);
   args.SetMaxSendMessageSize(-1);
@@ -30,11 +34,13 @@ std::shared_ptr<grpc::Channel> DialUnix(const std::string& socket_path) {
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
-  return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(), args);
+  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
 }
 
-CriClient::CriClient(const std::string& socket_path)
-    : channel(DialUnix(socket_path)),
+CriClient::CriClient(const std::string& socket_path) : CriClient(DialUnix(socket_path)) {}
+
+CriClient::CriClient(std::shared_ptr<grpc::Channel> over)
+    : channel(std::move(over)),
       runtime(runtime::v1::RuntimeService::NewStub(channel)),
       images(runtime::v1::ImageService::NewStub(channel)),
       generic(std::make_unique<grpc::GenericStub>(channel)) {}

@@ -15,10 +15,13 @@ namespace dxshim::test {
 
 // A channel with no message size limit (kubelet allows 16 MiB; the proxy must carry more).
 std::shared_ptr<grpc::Channel> DialUnix(const std::string& socket_path);
+// The same for any gRPC target ("127.0.0.1:5000", "unix:/path").
+std::shared_ptr<grpc::Channel> DialTarget(const std::string& target);
 
 class CriClient {
  public:
   explicit CriClient(const std::string& socket_path);
+  explicit CriClient(std::shared_ptr<grpc::Channel> over);
 
   grpc::Status Version(runtime::v1::VersionResponse* response,
                        std::chrono::milliseconds timeout = std::chrono::seconds(10));
