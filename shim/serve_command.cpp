@@ -56,11 +56,34 @@ po::options_description Options() {
   po::options_description desc(
       "dxshim serve [options]\n\nOptions (a --config file takes the same keys)");
   desc.add_options()("help,h", "show this help")("config", po::value<std::string>(),
-                                                 "YAML configuration file");
+                                                 "YAML configuration file")(
+      "check", "check the configuration and the device source, print a summary, and exit");
   for (const auto& key : config::ServeKeys()) {
     desc.add_options()(key.c_str(), po::value<std::string>(), Describe(key));
   }
   return desc;
+}
+
+// `serve --check`: what serve would use, without listening or touching the log file. Exit 0
+// when the configuration is valid and the device source can be read, 2 otherwise.
+int CheckServe(const config::ServeConfig& cfg, const ProxyOptions& options) {
+  std::vector<devices::Device> found;
+  try {
+    found = devices::MakeDeviceSource(cfg.device_source, cfg.sysfs_root)->Load();
+  } catch (const std::exception& e) {
+    std::cerr << "dxshim serve: device source " << cfg.device_source << ": " << e.what() << "\n";
+    return 2;
+  }
+  std::cout << "configuration ok\n"
+            << "  listen   " << options.listen.ToString() << "\n"
+            << "  runtime  " << options.runtime.ToString() << "\n"
+            << "  devices  " << found.size() << " GPU(s) from " << cfg.device_source
+            << " (before the integrated/detachable filters)\n"
+            << "  target   " << config::ToString(cfg.target) << ", "
+            << cfg.policy.max_containers_per_device << " pod(s) per GPU, "
+            << devices::ToString(cfg.policy.placement) << "\n"
+            << "  log      " << (cfg.log_file.empty() ? "stderr" : cfg.log_file) << "\n";
+  return 0;
 }
 
 // Reads flags and the config file into `cfg` and `options`; -1 to go on, else the exit code.
@@ -77,13 +100,16 @@ int ParseServe(int argc, char** argv, config::ServeConfig& cfg, ProxyOptions& op
     for (const auto& key : config::ServeKeys()) {
       if (vm.count(key)) config::ApplyServeKey(cfg, key, vm[key].as<std::string>(), "--" + key);
     }
+    const bool check = vm.count("check") > 0;
     InitLogging(cfg.log_level,
-                LogDestination{cfg.log_file, cfg.log_file_max_size, cfg.log_file_count});
+                check ? LogDestination{}
+                      : LogDestination{cfg.log_file, cfg.log_file_max_size, cfg.log_file_count});
     options.listen = ParseEndpoint(cfg.listen);
     options.runtime = ParseEndpoint(cfg.runtime);
     options.socket_mode = cfg.socket_mode;
     options.shutdown_grace = cfg.shutdown_grace;
     options.reconnect_backoff_max = cfg.reconnect_backoff_max;
+    if (check) return CheckServe(cfg, options);
   } catch (const std::exception& e) {
     std::cerr << "dxshim serve: " << e.what() << "\n";
     return 2;
@@ -91,8 +117,10 @@ int ParseServe(int argc, char** argv, config::ServeConfig& cfg, ProxyOptions& op
   return -1;
 }
 
-// Serves until `stop` is asked for; returns the exit code.
-int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& stop) {
+// Serves until `stop` is asked for; returns the exit code. Calls `ready` once kubelet can
+// connect (the Windows service reports RUNNING then).
+int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& stop,
+          const std::function<void()>& ready) {
 #ifdef _WIN32
   // Named pipes are bridged to loopback TCP (see shim/windows/pipe_transport.h).
   std::unique_ptr<windows::PipeTransport> pipes;
@@ -155,6 +183,7 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
     spdlog::critical("cannot start: {}", e.what());
     return 1;
   }
+  ready();
   spdlog::info("stopping: {}", stop.Wait());
   server.Shutdown();
 #ifdef _WIN32
@@ -173,14 +202,16 @@ int RunServe(int argc, char** argv) {
   StopRequest stop;
 #ifdef _WIN32
   windows::ServiceCallbacks service;
-  service.run = [&] { return Serve(cfg, options, stop); };
+  service.run = [&](const std::function<void()>& ready) {
+    return Serve(cfg, options, stop, ready);
+  };
   service.stop = [&] { stop.Request("service stop"); };
   service.stop_wait_hint_ms = static_cast<DWORD>(cfg.shutdown_grace.count()) + 5000;
   bool not_a_service = false;
   const int code = windows::RunAsService("dxshim", service, not_a_service);
   if (!not_a_service) return code;
 #endif
-  return Serve(cfg, options, stop);
+  return Serve(cfg, options, stop, [] {});
 }
 
 }  // namespace dxshim

@@ -73,6 +73,12 @@ function Test-Prerequisites {
   if ($count -eq 0 -and -not $AllowNoGpu) {
     throw 'no usable GPU found (drivers installed? integrated GPUs need include-integrated); -AllowNoGpu installs anyway'
   }
+  # The configuration the service will run with (an installed one is kept unless -Force), checked
+  # by the new binary before anything changes: a typo must not cost the node its kubelet.
+  $installed = Join-Path $DataDir 'dxshim.yaml'
+  $config = if (-not $Force -and (Test-Path $installed)) { $installed } else { $ConfigFile }
+  & (Join-Path $SourceDir 'dxshim.exe') serve --config $config --check
+  if ($LASTEXITCODE -ne 0) { throw "dxshim refuses the configuration $config (see its message above)" }
   Write-Host "   Windows build $build, containerd $containerd, $count GPU(s)"
 }
 

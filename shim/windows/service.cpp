@@ -1,6 +1,7 @@
 #include "shim/windows/service.h"
 
 #include <atomic>
+#include <mutex>
 #include <vector>
 
 #include "devices/windows/wide_text.h"
@@ -15,12 +16,15 @@ struct ServiceState {
   SERVICE_STATUS_HANDLE handle = nullptr;
   SERVICE_STATUS status{};
   std::atomic<bool> stop_requested{false};
+  std::atomic<bool> running{false};
+  std::mutex report_mutex;  // the control handler and the work both report
   int exit_code = 0;
 };
 ServiceState* g_state = nullptr;
 
 void Report(DWORD state, DWORD wait_hint = 0) {
   static DWORD checkpoint = 1;
+  std::lock_guard lock(g_state->report_mutex);
   auto& s = g_state->status;
   s.dwServiceType = SERVICE_WIN32_OWN_PROCESS;
   s.dwCurrentState = state;
@@ -55,9 +59,10 @@ DWORD WINAPI Control(DWORD control, DWORD, LPVOID, LPVOID) {
 void WINAPI ServiceMain(DWORD, LPWSTR*) {
   g_state->handle = RegisterServiceCtrlHandlerExW(g_state->name.c_str(), Control, nullptr);
   if (!g_state->handle) return;
-  Report(SERVICE_START_PENDING, 5000);
-  Report(SERVICE_RUNNING);
-  g_state->exit_code = g_state->callbacks.run();
+  Report(SERVICE_START_PENDING, g_state->callbacks.start_wait_hint_ms);
+  g_state->exit_code = g_state->callbacks.run([] {
+    if (!g_state->running.exchange(true) && !g_state->stop_requested) Report(SERVICE_RUNNING);
+  });
   Report(SERVICE_STOPPED);
 }
 

@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -96,6 +97,41 @@ int Drive() {
         "stop reached the work, which returned (state.txt: " + ReadState() + ")");
   Check(DeleteService(service) != FALSE, "remove it");
   CloseServiceHandle(service);
+
+  // Work that fails before it serves: never RUNNING (so kubelet, which depends on dxshim, does not
+  // start against nothing, and install.ps1's Start-Service fails and rolls back), STOPPED with its
+  // exit code as the service-specific error.
+  const std::wstring failing = L"\"" + std::wstring(self) + L"\" fail";
+  service = OpenServiceW(manager, L"dxshim-test-fail", SERVICE_ALL_ACCESS);
+  if (service) {
+    DeleteService(service);
+    CloseServiceHandle(service);
+  }
+  service = CreateServiceW(manager, L"dxshim-test-fail", L"dxshim failing test service",
+                           SERVICE_ALL_ACCESS, SERVICE_WIN32_OWN_PROCESS, SERVICE_DEMAND_START,
+                           SERVICE_ERROR_NORMAL, failing.c_str(), nullptr, nullptr, nullptr,
+                           nullptr, nullptr);
+  Check(service != nullptr, "create a service whose work fails before serving");
+  if (!service) return 1;
+  _wremove(StateFile().c_str());
+  StartServiceW(service, 0, nullptr);
+  bool seen_running = false;
+  for (int i = 0; i < 200; ++i) {
+    if (!QueryServiceStatus(service, &status)) break;
+    seen_running = seen_running || status.dwCurrentState == SERVICE_RUNNING;
+    if (status.dwCurrentState == SERVICE_STOPPED && ReadState().find("failed") != std::string::npos)
+      break;
+    Sleep(20);
+  }
+  Check(status.dwCurrentState == SERVICE_STOPPED && !seen_running,
+        "it goes from START_PENDING to STOPPED, never RUNNING");
+  Check(status.dwWin32ExitCode == ERROR_SERVICE_SPECIFIC_ERROR &&
+            status.dwServiceSpecificExitCode == 3,
+        "with its exit code as the service-specific error (" +
+            std::to_string(status.dwWin32ExitCode) + ", " +
+            std::to_string(status.dwServiceSpecificExitCode) + ")");
+  Check(DeleteService(service) != FALSE, "remove it");
+  CloseServiceHandle(service);
   CloseServiceHandle(manager);
   std::printf("%s\n", failures == 0 ? "all passed" : "failures");
   return failures == 0 ? 0 : 1;
@@ -130,8 +166,15 @@ int main(int argc, char** argv) {
   std::optional<dxshim::StopRequest> stop;
   stop.emplace();
   dxshim::windows::ServiceCallbacks callbacks;
-  callbacks.run = [&stop] {
+  const bool fail = argc > 1 && std::string(argv[1]) == "fail";
+  callbacks.run = [&stop, fail](const std::function<void()>& ready) {
+    if (fail) {
+      Sleep(1000);  // long enough for the driver to see RUNNING, were it reported
+      Record("failed before serving");
+      return 3;
+    }
     Record("running");
+    ready();
     Record(("stopped: " + stop->Wait()).c_str());
     return 0;
   };
