@@ -151,14 +151,12 @@ TEST_F(Socket, ListensOnTcp) {
 // `serve --check` validates what serve would use and exits without listening or logging to a file.
 TEST_F(Socket, CheckValidatesWithoutListening) {
   std::ofstream(dir / "inventory.yaml") << "devices: []\n";
-  std::ofstream(dir / "good.yaml") << "listen: " << (dir / "check.sock")
-                                   << "\nlog-file: " << (dir / "logs/dxshim.log")
-                                   << "\ndevice-source: inventory:" << (dir / "inventory.yaml")
-                                   << "\n";
+  std::ofstream(dir / "good.yaml")
+      << "listen: " << (dir / "check.sock") << "\nlog-file: " << (dir / "logs/dxshim.log")
+      << "\ndevice-source: inventory:" << (dir / "inventory.yaml") << "\n";
   std::string output;
-  EXPECT_EQ(RunDxshim({"serve", "--config", dir / "good.yaml", "--check"}, dir / "check.log",
-                      &output),
-            0)
+  EXPECT_EQ(
+      RunDxshim({"serve", "--config", dir / "good.yaml", "--check"}, dir / "check.log", &output), 0)
       << output;
   EXPECT_NE(output.find("configuration ok"), std::string::npos) << output;
   EXPECT_NE(output.find("0 GPU(s) from inventory:"), std::string::npos) << output;
@@ -168,9 +166,8 @@ TEST_F(Socket, CheckValidatesWithoutListening) {
 
   std::ofstream(dir / "inventory.yaml") << "devices: [{id: broken}]\n";
   std::filesystem::remove(dir / "check.log");
-  EXPECT_EQ(RunDxshim({"serve", "--config", dir / "good.yaml", "--check"}, dir / "check.log",
-                      &output),
-            2)
+  EXPECT_EQ(
+      RunDxshim({"serve", "--config", dir / "good.yaml", "--check"}, dir / "check.log", &output), 2)
       << output;
   EXPECT_NE(output.find("device source inventory:"), std::string::npos) << output;
   std::filesystem::remove(dir / "check.log");
