@@ -14,6 +14,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "tests/support/containerd.h"
@@ -162,6 +163,8 @@ TEST_F(PipeTransportEndToEnd, AGpuPodRunsThroughTheNamedPipe) {
 
   // Many calls at once over several connections (each client its own connection).
   std::atomic<int> good{0};
+  std::mutex failures_mutex;
+  std::string failures;
   std::vector<std::thread> callers;
   const int relay_port = PortAfter(relay_->Log(), "forwarder-port ");
   for (int c = 0; c < 8; ++c) {
@@ -169,12 +172,18 @@ TEST_F(PipeTransportEndToEnd, AGpuPodRunsThroughTheNamedPipe) {
       CriClient own(DialTarget("127.0.0.1:" + std::to_string(relay_port)));
       for (int i = 0; i < 25; ++i) {
         v1::VersionResponse v;
-        if (own.Version(&v, seconds(30)).ok() && v.runtime_name() == "containerd") ++good;
+        const auto answer = own.Version(&v, seconds(30));
+        if (answer.ok() && v.runtime_name() == "containerd") {
+          ++good;
+        } else {
+          std::lock_guard lock(failures_mutex);
+          failures += std::to_string(answer.error_code()) + " " + answer.error_message() + "\n";
+        }
       }
     });
   }
   for (auto& t : callers) t.join();
-  EXPECT_EQ(good, 200);
+  EXPECT_EQ(good, 200) << failures << "relay:\n" << relay_->Log() << "dxshim:\n" << dxshim_->Log();
 
   // The runtime's own errors come back as they are.
   v1::ContainerStatusRequest missing;

@@ -32,7 +32,8 @@ std::shared_ptr<grpc::Channel> DialTarget(const std::string& target) {
   // Each client gets its own connection, as separate processes would.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  // Not GRPC_ARG_MIN_RECONNECT_BACKOFF_MS: it bounds how long a connection attempt may take
+  // (gRPC's default, 20 s, is kept), not how soon the next one starts.
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
   return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
 }
