@@ -4,9 +4,6 @@
 // containers' labels). The "GPU" is a character device node made by this test (mknod 1:3, the
 // same device as /dev/null): no GPU exists here, and containerd/runc handle any device node alike.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -15,30 +12,13 @@
 #include "tests/support/containerd.h"
 #include "tests/support/cri_client.h"
 #include "tests/support/dxshim_process.h"
+#include "tests/support/test_gpu.h"
 
 namespace dxshim::test {
 namespace {
 
 namespace v1 = runtime::v1;
 using std::chrono::seconds;
-
-class DeviceNode {
- public:
-  explicit DeviceNode(int index)
-      : path_("/dev/dxshim-e2e-" + std::to_string(::getpid()) + "-" + std::to_string(index)) {
-    ::unlink(path_.c_str());
-    if (::mknod(path_.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
-      throw std::runtime_error("mknod " + path_ + " failed (the tests run as root)");
-    }
-  }
-  ~DeviceNode() { ::unlink(path_.c_str()); }
-  DeviceNode(const DeviceNode&) = delete;
-  DeviceNode& operator=(const DeviceNode&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 class GpuEndToEnd : public testing::Test {
  protected:
@@ -49,35 +29,9 @@ class GpuEndToEnd : public testing::Test {
   }
 
   void WriteInventory(std::size_t devices) {
-    std::ofstream inventory(dir_ / "inventory.yaml");
-    inventory << "devices:\n";
-    for (std::size_t i = 0; i < devices; ++i) {
-      inventory << R"(  - id: '0000:e2:00.)" << i << R"('
-    luid: 0x00000000000e2e2)"
-                << i << R"(
-    locationPath: ')"
-                << nodes_[i].path() << R"('
-    description: Test GPU (a device node made by the test)
-    vendor: NVIDIA
-    vendorId: 0x10de
-    deviceId: 0x1eb8
-    subsystemId: 0x00000000
-    revision: 0x00
-    class: display
-    integrated: false
-    detachable: false
-    dedicatedMemory: 16Gi
-    driverVersion: '1.0'
-    driverStore: ')"
-                << (dir_ / "store") << R"('
-    driverKey: ''
-    present: true
-    runtimeFiles:
-      system32:
-        - {source: libdxgpu.so}
-      syswow64: []
-)";
-    }
+    std::vector<const DeviceNode*> nodes;
+    for (std::size_t i = 0; i < devices; ++i) nodes.push_back(&nodes_[i]);
+    WriteTestGpuInventory(dir_ / "inventory.yaml", nodes, "e2", dir_ / "store");
   }
 
   void StartDxshim(unsigned max_per_device) {
@@ -139,7 +93,7 @@ class GpuEndToEnd : public testing::Test {
   std::string Log() { return dxshim_ ? dxshim_->process().Log() : ""; }
 
   TempDir dir_;
-  DeviceNode nodes_[2] = {DeviceNode(0), DeviceNode(1)};
+  DeviceNode nodes_[2] = {DeviceNode("e2e", 0), DeviceNode("e2e", 1)};
   Containerd containerd_;
   std::unique_ptr<DxshimProcess> dxshim_;
   std::unique_ptr<CriClient> client_;

@@ -7,8 +7,6 @@
 // between dxshim's gRPC channel and containerd's pipe. What only Windows can show (pipe security,
 // the service, the MSVC build) is in deploy/windows/CHECKLIST.md.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,6 +18,7 @@
 #include "tests/support/containerd.h"
 #include "tests/support/cri_client.h"
 #include "tests/support/process.h"
+#include "tests/support/test_gpu.h"
 
 namespace dxshim::test {
 namespace {
@@ -36,35 +35,10 @@ int PortAfter(const std::string& log, const std::string& marker) {
 class PipeTransportEndToEnd : public testing::Test {
  protected:
   void SetUp() override {
-    // One "GPU": a device node (mknod 1:3, as /dev/null; no GPU here) and one runtime file.
-    device_ = "/dev/dxshim-pipe-e2e-" + std::to_string(::getpid());
-    ::unlink(device_.c_str());
-    ASSERT_EQ(::mknod(device_.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0) << "tests run as root";
+    // One "GPU" (a device node; no GPU here) with one runtime file.
     std::filesystem::create_directories(dir_ / "store");
     std::ofstream(dir_ / "store/libdxgpu.so") << "through the pipe\n";
-    std::ofstream(dir_ / "inventory.yaml") << R"(devices:
-  - id: '0000:e3:00.0'
-    luid: 0x00000000000e3e30
-    locationPath: ')" << device_ << R"('
-    description: Test GPU (a device node made by the test)
-    vendor: NVIDIA
-    vendorId: 0x10de
-    deviceId: 0x1eb8
-    subsystemId: 0x00000000
-    revision: 0x00
-    class: display
-    integrated: false
-    detachable: false
-    dedicatedMemory: 16Gi
-    driverVersion: '1.0'
-    driverStore: ')" << (dir_ / "store") << R"('
-    driverKey: ''
-    present: true
-    runtimeFiles:
-      system32:
-        - {source: libdxgpu.so}
-      syswow64: []
-)";
+    WriteTestGpuInventory(dir_ / "inventory.yaml", {&device_}, "e3", dir_ / "store");
 
     dxshim_ = std::make_unique<Process>(
         std::vector<std::string>{DXSHIM_BINARY, "serve", "--listen", "tcp://127.0.0.1:0",
@@ -98,12 +72,11 @@ class PipeTransportEndToEnd : public testing::Test {
     EXPECT_NE(relay_->Log().find("relay stopped"), std::string::npos) << relay_->Log();
     dxshim_->Signal(SIGTERM);
     EXPECT_EQ(dxshim_->Wait(seconds(30)), 0) << dxshim_->Log();
-    ::unlink(device_.c_str());
   }
 
   Containerd containerd_;
   TempDir dir_;
-  std::string device_;
+  DeviceNode device_{"pipe-e2e", 0};
   std::unique_ptr<Process> dxshim_;
   std::unique_ptr<Process> relay_;
   std::unique_ptr<CriClient> client_;
@@ -138,7 +111,7 @@ TEST_F(PipeTransportEndToEnd, AGpuPodRunsThroughTheNamedPipe) {
   exec.set_container_id(created.container_id());
   exec.add_cmd("sh");
   exec.add_cmd("-c");
-  exec.add_cmd("cat /usr/lib/dxshim/libdxgpu.so; test -c " + device_ + " && echo device");
+  exec.add_cmd("cat /usr/lib/dxshim/libdxgpu.so; test -c " + device_.path() + " && echo device");
   exec.set_timeout(20);
   v1::ExecSyncResponse out;
   ASSERT_TRUE(client_->runtime->ExecSync(Deadline(seconds(30)).get(), exec, &out).ok());
