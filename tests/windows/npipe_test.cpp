@@ -97,7 +97,7 @@ int Threads() {
 // Handle counts, where the platform reports them.
 void CheckHandles(DWORD now, DWORD before, const std::string& what) {
   if (before == 0 && now == 0) {
-    std::printf("skipped: %s (GetProcessHandleCount reports 0 here: wine)\n", what.c_str());
+    std::printf("skipped: %s (this platform reports no handle counts)\n", what.c_str());
     return;
   }
   Check(now <= before,
