@@ -24,8 +24,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # tree-sitter's runtime and its PowerShell grammar, pinned; npm checks each tarball against the
-# registry's integrity hash. Unpacked into $DXSHIM_DEPS_DIR (CMake's DXSHIM_POWERSHELL_GRAMMAR).
-deps=${DXSHIM_DEPS_DIR:-/var/cache/dxshim}
+# registry's integrity hash. Unpacked where CMake looks by default (DXSHIM_POWERSHELL_GRAMMAR).
+deps=/var/cache/dxshim
 grammar="$deps/powershell-grammar"
 if [ ! -f "$grammar/tree-sitter-powershell/src/parser.c" ] ||
   [ ! -f "$grammar/tree-sitter/vendor/tree-sitter/lib/src/lib.c" ]; then
