@@ -231,49 +231,63 @@ Reservation Allocator::ReserveAssigned(const std::vector<Device>& devices,
   std::lock_guard lock(mutex_);
   Reservation r;
   r.devices = devices;
-  auto& hold = holds_[sandbox_id];
+  std::vector<std::string> ids;
   for (const auto& d : devices) {
-    if (std::find(hold.device_ids.begin(), hold.device_ids.end(), d.id) == hold.device_ids.end()) {
-      hold.device_ids.push_back(d.id);
-    }
+    ids.push_back(d.id);
     r.explanation += (r.explanation.empty() ? "assigned by kubelet: " : ", ") + Name(d);
   }
+  auto& hold = holds_[sandbox_id];
+  Merge(hold, ids, false);
   ++hold.pending;
   r.id = next_reservation_++;
   reservations_[r.id] = sandbox_id;
   return r;
 }
 
-void Allocator::ApplyCommit(const std::string& sandbox, const std::string& container,
-                            const std::vector<std::string>& ids, bool exclusive) {
-  auto& hold = holds_[sandbox];
-  if (hold.device_ids.empty()) {
-    hold.device_ids = ids;
-    hold.exclusive = exclusive;
+// A pod's containers may each bring devices (kubelet assigns per container): the pod holds all.
+void Allocator::Merge(Hold& hold, const std::vector<std::string>& ids, bool exclusive) {
+  for (const auto& id : ids) {
+    if (std::find(hold.device_ids.begin(), hold.device_ids.end(), id) == hold.device_ids.end()) {
+      hold.device_ids.push_back(id);
+    }
   }
-  hold.containers.insert(container);
-  container_sandbox_[container] = sandbox;
+  hold.exclusive = hold.exclusive || exclusive;
 }
 
-void Allocator::Commit(std::uint64_t reservation, const std::string& container_id) {
+void Allocator::ApplyCommit(const std::string& sandbox, const std::vector<std::string>& ids,
+                            bool exclusive) {
+  auto& hold = holds_[sandbox];
+  Merge(hold, ids, exclusive);
+  hold.committed = true;
+}
+
+void Allocator::Commit(std::uint64_t reservation) {
   std::lock_guard lock(mutex_);
   const auto it = reservations_.find(reservation);
   if (it == reservations_.end()) return;
   const auto sandbox = it->second;
   reservations_.erase(it);
-  auto held = holds_.find(sandbox);
-  if (held == holds_.end()) return;  // the pod was removed meanwhile
-  if (held->second.pending > 0) --held->second.pending;
-  ApplyCommit(sandbox, container_id, held->second.device_ids, held->second.exclusive);
+  const auto held = holds_.find(sandbox);
+  if (held == holds_.end()) return;
+  auto& hold = held->second;
+  if (hold.pending > 0) --hold.pending;
+  if (hold.stopped) {
+    // The sandbox was stopped while this CreateContainer was in flight: the container cannot
+    // run, and the pod holds nothing.
+    DropIfUnheld(sandbox);
+    return;
+  }
+  hold.committed = true;
   if (resyncing_) {
-    journal_.push_back({JournalEntry::Type::kCommit, container_id, sandbox, held->second.device_ids,
-                        held->second.exclusive});
+    journal_.push_back(
+        {JournalEntry::Type::kCommit, sandbox, held->second.device_ids, held->second.exclusive});
   }
 }
 
-void Allocator::DropIfEmpty(const std::string& sandbox_id) {
+void Allocator::DropIfUnheld(const std::string& sandbox_id) {
   const auto it = holds_.find(sandbox_id);
-  if (it != holds_.end() && it->second.containers.empty() && it->second.pending == 0) {
+  if (it != holds_.end() && (!it->second.committed || it->second.stopped) &&
+      it->second.pending == 0) {
     holds_.erase(it);
   }
 }
@@ -287,41 +301,20 @@ void Allocator::Release(std::uint64_t reservation) {
   const auto held = holds_.find(sandbox);
   if (held == holds_.end()) return;
   if (held->second.pending > 0) --held->second.pending;
-  DropIfEmpty(sandbox);
-}
-
-void Allocator::ApplyContainerGone(const std::string& container_id) {
-  const auto it = container_sandbox_.find(container_id);
-  if (it == container_sandbox_.end()) return;
-  const auto sandbox = it->second;
-  container_sandbox_.erase(it);
-  const auto held = holds_.find(sandbox);
-  if (held == holds_.end()) return;
-  held->second.containers.erase(container_id);
-  DropIfEmpty(sandbox);
-}
-
-void Allocator::ContainerGone(const std::string& container_id) {
-  std::lock_guard lock(mutex_);
-  ApplyContainerGone(container_id);
-  if (resyncing_) journal_.push_back({JournalEntry::Type::kContainerGone, container_id, {}, {}});
+  DropIfUnheld(sandbox);
 }
 
 void Allocator::ApplySandboxGone(const std::string& sandbox_id) {
   const auto held = holds_.find(sandbox_id);
   if (held == holds_.end()) return;
-  for (const auto& c : held->second.containers) container_sandbox_.erase(c);
-  if (held->second.pending > 0) {
-    held->second.containers.clear();  // a CreateContainer in flight still releases or commits
-  } else {
-    holds_.erase(held);
-  }
+  held->second.stopped = true;
+  DropIfUnheld(sandbox_id);  // kept only while a CreateContainer is in flight
 }
 
 void Allocator::SandboxGone(const std::string& sandbox_id) {
   std::lock_guard lock(mutex_);
   ApplySandboxGone(sandbox_id);
-  if (resyncing_) journal_.push_back({JournalEntry::Type::kSandboxGone, {}, sandbox_id, {}});
+  if (resyncing_) journal_.push_back({JournalEntry::Type::kSandboxGone, sandbox_id, {}, false});
 }
 
 void Allocator::BeginResync() {
@@ -330,38 +323,38 @@ void Allocator::BeginResync() {
   journal_.clear();
 }
 
-void Allocator::FinishResync(const std::vector<RecordedContainer>& live) {
+ResyncOutcome Allocator::FinishResync(const RuntimeRecord& runtime) {
   std::lock_guard lock(mutex_);
   std::map<std::string, Hold> rebuilt;
-  std::map<std::string, std::string> containers;
-  for (const auto& c : live) {
+  for (const auto& c : runtime.containers) {
+    if (c.exited && runtime.ready_sandboxes.count(c.sandbox_id) == 0) continue;
     auto& hold = rebuilt[c.sandbox_id];
-    if (hold.device_ids.empty()) {
-      hold.device_ids = c.device_ids;
-      hold.exclusive = c.exclusive;
-    }
-    hold.containers.insert(c.container_id);
-    containers[c.container_id] = c.sandbox_id;
+    Merge(hold, c.device_ids, c.exclusive);
+    hold.committed = true;
   }
-  // Reservations in flight survive: their CreateContainer has not answered yet.
   for (const auto& [sandbox, hold] : holds_) {
-    if (hold.pending == 0) continue;
+    const bool ready = runtime.ready_sandboxes.count(sandbox) > 0;
+    // A committed hold of a ready sandbox whose containers were all removed: the pod still
+    // lives, so it keeps its devices (only a restarted dxshim, which has no memory, loses it).
+    const bool still_held = hold.committed && !hold.stopped && ready;
+    // A CreateContainer in flight has not answered yet: its reservation stands.
+    if (hold.pending == 0 && !still_held) continue;
     auto& target = rebuilt[sandbox];
-    if (target.device_ids.empty()) {
-      target.device_ids = hold.device_ids;
-      target.exclusive = hold.exclusive;
-    }
+    Merge(target, hold.device_ids, hold.exclusive);
+    target.committed = target.committed || still_held;
+    target.stopped = hold.stopped;
     target.pending = hold.pending;
   }
+  std::set<std::string> before;
+  for (const auto& [sandbox, hold] : holds_) {
+    if (hold.committed && !hold.stopped) before.insert(sandbox);
+  }
+  const auto old = std::move(holds_);
   holds_ = std::move(rebuilt);
-  container_sandbox_ = std::move(containers);
   for (const auto& e : journal_) {
     switch (e.type) {
       case JournalEntry::Type::kCommit:
-        ApplyCommit(e.sandbox_id, e.container_id, e.device_ids, e.exclusive);
-        break;
-      case JournalEntry::Type::kContainerGone:
-        ApplyContainerGone(e.container_id);
+        ApplyCommit(e.sandbox_id, e.device_ids, e.exclusive);
         break;
       case JournalEntry::Type::kSandboxGone:
         ApplySandboxGone(e.sandbox_id);
@@ -371,6 +364,15 @@ void Allocator::FinishResync(const std::vector<RecordedContainer>& live) {
   journal_.clear();
   resyncing_ = false;
   synced_ = true;
+  ResyncOutcome outcome;
+  for (const auto& [sandbox, hold] : holds_) {
+    if (hold.committed) ++outcome.holding;
+  }
+  for (const auto& sandbox : before) {
+    if (holds_.count(sandbox) > 0) continue;
+    outcome.freed.push_back({sandbox, old.at(sandbox).device_ids});
+  }
+  return outcome;
 }
 
 bool Allocator::synced() const {

@@ -1,8 +1,12 @@
 // Which devices a pod gets, and who holds what. A pod (sandbox) holds its devices as one unit:
-// every container of the pod in the request's scope sees the same devices and counts once.
-// The ledger has no file: it is rebuilt from the runtime (containers carry the dxshim.io/devices
-// label) and kept current by what dxshim sees pass through (commit after a successful
-// CreateContainer, release after a failed one, removal of containers and pods).
+// every container of the pod in the request's scope sees the same devices and counts once, and
+// the pod holds them from its first successful CreateContainer until its sandbox is stopped or
+// removed, whatever its containers do meanwhile (crash loops, init containers, completed
+// containers), as kubelet's device manager keeps a pod's devices until the pod is gone.
+// The ledger has no file: it is rebuilt from the runtime (ready sandboxes, and containers that
+// carry the dxshim.io/devices label in any state) and kept current by what dxshim sees pass
+// through (commit after a successful CreateContainer, release after a failed one, stopped and
+// removed sandboxes).
 #pragma once
 
 #include <cstdint>
@@ -44,12 +48,34 @@ struct Reservation {
   std::vector<std::string> considered;
 };
 
-// A container as the runtime lists it, with what its labels say it holds.
+// A container as the runtime lists it, with what its labels say it was given.
 struct RecordedContainer {
   std::string container_id;
   std::string sandbox_id;
   std::vector<std::string> device_ids;
   bool exclusive = false;
+  bool exited = false;  // known to have exited (any other state may still run)
+};
+
+// What the ledger is rebuilt from: the runtime's sandboxes that are ready, and its containers
+// that were given devices. A sandbox holds its containers' devices while it is ready, or while
+// one of them may still run (a sandbox whose pause process died is not ready, but kubelet has
+// not stopped its containers yet).
+struct RuntimeRecord {
+  std::set<std::string> ready_sandboxes;
+  std::vector<RecordedContainer> containers;
+};
+
+// What a resync changed, for the log.
+struct ResyncOutcome {
+  std::size_t holding = 0;  // sandboxes holding devices afterwards
+  // Holds the runtime no longer backs: their sandbox stopped or went away without dxshim seeing
+  // the call.
+  struct Freed {
+    std::string sandbox_id;
+    std::vector<std::string> device_ids;
+  };
+  std::vector<Freed> freed;
 };
 
 struct DeviceUsage {
@@ -69,16 +95,21 @@ class Allocator {
   // refused, but counted, so that dxshim does not hand them out beyond their capacity.
   Reservation ReserveAssigned(const std::vector<Device>& devices, const std::string& sandbox_id);
 
-  void Commit(std::uint64_t reservation, const std::string& container_id);
+  // The reservation's CreateContainer succeeded: the pod now holds its devices until its sandbox
+  // is gone. A sandbox stopped while the call was in flight keeps nothing.
+  void Commit(std::uint64_t reservation);
   void Release(std::uint64_t reservation);
-  void ContainerGone(const std::string& container_id);
+  // The sandbox was stopped or removed: its devices are free (a CreateContainer of it still in
+  // flight releases, and cannot commit).
   void SandboxGone(const std::string& sandbox_id);
 
   // Rebuilding from the runtime without losing what happens meanwhile: BeginResync() before
-  // listing the runtime's containers, FinishResync() with the running and created ones.
-  // Reservations in flight are kept; commits and removals seen in between are replayed.
+  // listing the runtime's sandboxes and containers, FinishResync() with what they said.
+  // Reservations in flight are kept, and so are committed holds of sandboxes still ready whose
+  // containers were all removed (the record in the runtime is gone, the pod is not); commits and
+  // stops seen in between are replayed.
   void BeginResync();
-  void FinishResync(const std::vector<RecordedContainer>& live);
+  ResyncOutcome FinishResync(const RuntimeRecord& runtime);
   bool synced() const;
 
   std::map<std::string, DeviceUsage> Usage() const;
@@ -88,12 +119,12 @@ class Allocator {
   struct Hold {
     std::vector<std::string> device_ids;
     bool exclusive = false;
-    std::set<std::string> containers;
-    unsigned pending = 0;
+    bool committed = false;  // a CreateContainer succeeded: held until the sandbox is gone
+    bool stopped = false;    // the sandbox went away with calls in flight: nothing commits
+    unsigned pending = 0;    // CreateContainer calls in flight
   };
   struct JournalEntry {
-    enum class Type { kCommit, kContainerGone, kSandboxGone } type;
-    std::string container_id;
+    enum class Type { kCommit, kSandboxGone } type;
     std::string sandbox_id;
     std::vector<std::string> device_ids;
     bool exclusive = false;
@@ -102,16 +133,14 @@ class Allocator {
   std::map<std::string, DeviceUsage> UsageLocked() const;
   std::vector<Device> Choose(const Inventory& inventory, const DeviceRequest& request,
                              std::string& explanation, std::vector<std::string>& considered) const;
-  void ApplyCommit(const std::string& sandbox, const std::string& container,
-                   const std::vector<std::string>& ids, bool exclusive);
-  void ApplyContainerGone(const std::string& container_id);
+  static void Merge(Hold& hold, const std::vector<std::string>& ids, bool exclusive);
+  void ApplyCommit(const std::string& sandbox, const std::vector<std::string>& ids, bool exclusive);
   void ApplySandboxGone(const std::string& sandbox_id);
-  void DropIfEmpty(const std::string& sandbox_id);
+  void DropIfUnheld(const std::string& sandbox_id);
 
   const AllocationPolicy policy_;
   mutable std::mutex mutex_;
-  std::map<std::string, Hold> holds_;  // by sandbox id
-  std::map<std::string, std::string> container_sandbox_;
+  std::map<std::string, Hold> holds_;                  // by sandbox id
   std::map<std::uint64_t, std::string> reservations_;  // id -> sandbox id
   std::uint64_t next_reservation_ = 1;
   bool resyncing_ = false;

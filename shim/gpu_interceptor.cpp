@@ -10,8 +10,6 @@
 namespace dxshim {
 namespace {
 
-constexpr std::string_view kRemoveContainer = "/runtime.v1.RuntimeService/RemoveContainer";
-constexpr std::string_view kStopContainer = "/runtime.v1.RuntimeService/StopContainer";
 constexpr std::string_view kStopPodSandbox = "/runtime.v1.RuntimeService/StopPodSandbox";
 constexpr std::string_view kRemovePodSandbox = "/runtime.v1.RuntimeService/RemovePodSandbox";
 
@@ -32,19 +30,14 @@ GpuInterceptor::GpuInterceptor(const devices::DeviceSnapshot& snapshot,
     : snapshot_(snapshot), allocator_(allocator), target_(std::move(target)), sync_(sync) {}
 
 bool GpuInterceptor::Wants(std::string_view method) const {
-  return method == kCreateContainerMethod || method == kRemoveContainer ||
-         method == kStopContainer || method == kStopPodSandbox || method == kRemovePodSandbox;
+  return method == kCreateContainerMethod || method == kStopPodSandbox ||
+         method == kRemovePodSandbox;
 }
 
 Interception GpuInterceptor::Intercept(std::string_view method, std::string_view request) {
   if (method == kCreateContainerMethod) return CreateContainer(request);
-  // The rest are observed, never changed. A request that does not parse is the runtime's to
-  // refuse.
-  if (method == kRemoveContainer || method == kStopContainer) {
-    runtime::v1::RemoveContainerRequest r;  // StopContainerRequest has the same field 1
-    if (!r.ParseFromArray(request.data(), static_cast<int>(request.size()))) return {};
-    return ForwardThen([this, id = r.container_id()] { allocator_.ContainerGone(id); });
-  }
+  // The sandbox calls are observed, never changed. A request that does not parse is the
+  // runtime's to refuse.
   runtime::v1::RemovePodSandboxRequest r;  // StopPodSandboxRequest has the same field 1
   if (!r.ParseFromArray(request.data(), static_cast<int>(request.size()))) return {};
   return ForwardThen([this, id = r.pod_sandbox_id()] { allocator_.SandboxGone(id); });
@@ -85,7 +78,7 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
     runtime::v1::CreateContainerResponse created;
     if (status.ok() && created.ParseFromArray(response.data(), static_cast<int>(response.size())) &&
         !created.container_id().empty()) {
-      allocator_.Commit(id, created.container_id());
+      allocator_.Commit(id);
     } else {
       allocator_.Release(id);  // nothing was created: nothing stays allocated
     }

@@ -1,7 +1,8 @@
 // The interceptor `dxshim serve` installs: CreateContainer gets its devices (decided from the
 // current device snapshot), and what passes through keeps the ledger current: a failed
-// CreateContainer releases its reservation, a successful one commits it to the new container,
-// stopped and removed containers and pods free their share.
+// CreateContainer releases its reservation, a successful one commits it to the pod, a stopped or
+// removed pod sandbox frees its share. Container stops and removals change nothing: the pod
+// keeps its devices across container restarts (crash loops, init containers).
 #pragma once
 
 #include "devices/allocator.h"

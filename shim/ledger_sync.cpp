@@ -10,13 +10,15 @@
 
 namespace dxshim {
 
-std::vector<devices::RecordedContainer> RecordedContainers(
-    const runtime::v1::ListContainersResponse& response) {
-  std::vector<devices::RecordedContainer> out;
-  for (const auto& c : response.containers()) {
-    // An exited container holds nothing; one in an unknown state may still run, so it keeps its
-    // share (freeing it could double-book the GPU).
-    if (c.state() == runtime::v1::CONTAINER_EXITED) continue;
+devices::RuntimeRecord ReadRuntimeRecord(const runtime::v1::ListPodSandboxResponse& sandboxes,
+                                         const runtime::v1::ListContainersResponse& containers) {
+  devices::RuntimeRecord record;
+  for (const auto& s : sandboxes.items()) {
+    // Only a sandbox the runtime says is not ready has stopped; a state this proto does not
+    // know is taken as ready (freeing its devices could double-book them).
+    if (s.state() != runtime::v1::SANDBOX_NOTREADY) record.ready_sandboxes.insert(s.id());
+  }
+  for (const auto& c : containers.containers()) {
     const auto devices = c.labels().find(kDevicesLabel);
     if (devices == c.labels().end() || devices->second.empty()) continue;
     devices::RecordedContainer r;
@@ -28,9 +30,11 @@ std::vector<devices::RecordedContainer> RecordedContainers(
     }
     const auto sharing = c.labels().find(kSharingLabel);
     r.exclusive = sharing != c.labels().end() && sharing->second == "exclusive";
-    out.push_back(std::move(r));
+    // One in an unknown state may still run.
+    r.exited = c.state() == runtime::v1::CONTAINER_EXITED;
+    record.containers.push_back(std::move(r));
   }
-  return out;
+  return record;
 }
 
 LedgerSync::LedgerSync(const Endpoint& runtime, devices::Allocator& allocator,
@@ -53,39 +57,63 @@ LedgerSync::~LedgerSync() {
 
 bool LedgerSync::SyncOnce(std::chrono::milliseconds timeout, bool wait_for_runtime) {
   allocator_.BeginResync();
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + timeout);
-  ctx.set_wait_for_ready(wait_for_runtime);
-  runtime::v1::ListContainersRequest request;
-  runtime::v1::ListContainersResponse response;
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_) return false;
-    listing_ = &ctx;
-  }
-  const auto status = stub_->ListContainers(&ctx, request, &response);
-  {
+  // Both listings share one deadline, and the destructor cancels whichever is in flight. What
+  // passes through dxshim between or during them (a commit, a stopped sandbox) is in the
+  // allocator's journal, so their order does not matter; what does not pass through (a sandbox
+  // stopped directly in the runtime) is seen by the next resync.
+  const auto deadline = std::chrono::system_clock::now() + timeout;
+  const auto list = [&](const auto& call) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(deadline);
+    ctx.set_wait_for_ready(wait_for_runtime);
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return grpc::Status(grpc::StatusCode::CANCELLED, "dxshim is stopping");
+      listing_ = &ctx;
+    }
+    auto status = call(ctx);
     std::lock_guard lock(mutex_);
     listing_ = nullptr;
+    return status;
+  };
+  runtime::v1::ListPodSandboxResponse sandboxes;
+  runtime::v1::ListContainersResponse containers;
+  auto status = list([&](grpc::ClientContext& ctx) {
+    return stub_->ListPodSandbox(&ctx, runtime::v1::ListPodSandboxRequest(), &sandboxes);
+  });
+  if (status.ok()) {
+    status = list([&](grpc::ClientContext& ctx) {
+      return stub_->ListContainers(&ctx, runtime::v1::ListContainersRequest(), &containers);
+    });
   }
   if (!status.ok()) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return false;  // cancelled at exit: nothing to report
+    }
     if (!failing_) {
       spdlog::warn(
-          "ledger: cannot list the runtime's containers (GPU requests wait until it "
-          "can): {}",
+          "ledger: cannot list the runtime's sandboxes and containers (GPU requests wait until "
+          "it can): {}",
           status.error_message());
     }
     failing_ = true;
     return false;
   }
-  if (failing_) spdlog::info("ledger: the runtime's containers can be listed again");
+  if (failing_) spdlog::info("ledger: the runtime's sandboxes and containers can be listed again");
   failing_ = false;
-  const auto recorded = RecordedContainers(response);
   const bool first = !allocator_.synced();
-  allocator_.FinishResync(recorded);
+  const auto outcome = allocator_.FinishResync(ReadRuntimeRecord(sandboxes, containers));
+  for (const auto& freed : outcome.freed) {
+    std::string ids;
+    for (const auto& id : freed.device_ids) ids += (ids.empty() ? "" : ",") + id;
+    spdlog::info("ledger: sandbox {} is stopped or gone: GPU(s) {} free", freed.sandbox_id, ids);
+  }
   if (first) {
-    spdlog::info("ledger: {} container(s) hold GPUs ({} listed)", recorded.size(),
-                 response.containers_size());
+    spdlog::info("ledger: {} pod(s) hold GPUs ({} sandboxes, {} containers listed)",
+                 outcome.holding, sandboxes.items_size(), containers.containers_size());
+  } else {
+    spdlog::debug("ledger: resynced, {} pod(s) hold GPUs", outcome.holding);
   }
   return true;
 }

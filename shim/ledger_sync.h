@@ -1,7 +1,8 @@
 // Keeps the allocator's ledger in line with the runtime: at start-up (before GPU requests are
 // served) and then periodically, or at once when kicked (a request found no free device: maybe a
-// container exited or was removed behind dxshim's back), it lists the runtime's containers and
-// rebuilds who holds what from their dxshim.io/devices labels. Exited containers hold nothing.
+// pod was stopped or removed behind dxshim's back), it lists the runtime's sandboxes and
+// containers and rebuilds who holds what: a ready sandbox holds the devices its containers'
+// dxshim.io/devices labels name, whatever state those containers are in.
 #pragma once
 
 #include <grpcpp/client_context.h>
@@ -19,10 +20,10 @@
 
 namespace dxshim {
 
-// The RecordedContainers a ListContainers answer describes (every container not exited that carries
-// the dxshim.io/devices label).
-std::vector<devices::RecordedContainer> RecordedContainers(
-    const runtime::v1::ListContainersResponse& response);
+// What a ListPodSandbox and a ListContainers answer say about who holds devices: the ready
+// sandboxes, and every container that carries the dxshim.io/devices label.
+devices::RuntimeRecord ReadRuntimeRecord(const runtime::v1::ListPodSandboxResponse& sandboxes,
+                                         const runtime::v1::ListContainersResponse& containers);
 
 class LedgerSync {
  public:

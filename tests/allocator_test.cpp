@@ -1,5 +1,6 @@
-// Allocation policy: matching, vendor/driver groups, sharing limits, placement, the pod as the
-// unit, and the ledger's resync. Devices come from the example inventories (no GPU here).
+// Allocation policy: matching, vendor/driver groups, sharing limits, placement, the pod (sandbox)
+// as the unit that holds devices until it is gone, and the ledger's resync. Devices come from the
+// example inventories (no GPU here).
 #include "devices/allocator.h"
 
 #include <gtest/gtest.h>
@@ -112,17 +113,17 @@ TEST(Allocator, SharingLimitExclusiveAndRelease) {
   EXPECT_NE(msg.find("are in use: NVIDIA Tesla T4 [PCIROOT(0)#PCI(1E00)] 2/2 pods"),
             std::string::npos)
       << msg;
-  a.Commit(r1.id, "c1");
+  a.Commit(r1.id);
   a.Release(r2.id);  // pod-2's CreateContainer failed upstream: its share is free again
   EXPECT_EQ(a.Usage().at(r1.devices[0].id).pods, 1u);
   EXPECT_EQ(KindOf([&] {
               a.Reserve(node, Request({{"dxshim.io/sharing", "exclusive"}}), "pod-4");
             }),
             AllocationError::Kind::kExhausted);
-  a.ContainerGone("c1");
+  a.SandboxGone("pod-1");
   EXPECT_TRUE(a.Usage().empty());
   const auto ex = a.Reserve(node, Request({{"dxshim.io/sharing", "exclusive"}}), "pod-4");
-  a.Commit(ex.id, "c4");
+  a.Commit(ex.id);
   EXPECT_EQ(KindOf([&] {
               a.Reserve(node, Request({{"dxshim.io/sharing", "shared"}}), "pod-5");
             }),
@@ -131,19 +132,40 @@ TEST(Allocator, SharingLimitExclusiveAndRelease) {
   EXPECT_NO_THROW(a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-5"));
 }
 
-TEST(Allocator, APodsContainersShareItsDevicesAndCountOnce) {
-  const auto node = Load("hetero-node.yaml");
+TEST(Allocator, APodHoldsItsDevicesUntilItsSandboxIsGone) {
+  const auto node = Load("nvidia-t4.yaml");
   Allocator a(Policy(1));
-  const auto init = a.Reserve(node, Request({{"dxshim.io/vendor", "nvidia"}}), "pod-1");
-  a.Commit(init.id, "init");
-  const auto app = a.Reserve(node, Request({{"dxshim.io/vendor", "nvidia"}}), "pod-1");
-  a.Commit(app.id, "app");
+  const auto gpu = Request({{"dxshim.io/gpu", "1"}});
+  // An init container, then the app container, then the app again (a crash loop): one hold.
+  const auto init = a.Reserve(node, gpu, "pod-1");
+  a.Commit(init.id);
+  const auto app = a.Reserve(node, gpu, "pod-1");
+  a.Commit(app.id);
+  const auto restarted = a.Reserve(node, gpu, "pod-1");
+  EXPECT_TRUE(restarted.considered.empty());  // the pod's earlier choice, not a new one
+  a.Commit(restarted.id);
   EXPECT_EQ(Ids(init), Ids(app));
+  EXPECT_EQ(Ids(init), Ids(restarted));
   EXPECT_EQ(a.Usage().at(init.devices[0].id).pods, 1u);
-  a.ContainerGone("init");
-  EXPECT_EQ(a.Usage().at(init.devices[0].id).pods, 1u);  // app still holds it
-  a.ContainerGone("app");
+  EXPECT_EQ(KindOf([&] { a.Reserve(node, gpu, "pod-2"); }), AllocationError::Kind::kExhausted);
+  // A failed attempt of the holding pod changes nothing.
+  a.Release(a.Reserve(node, gpu, "pod-1").id);
+  EXPECT_EQ(KindOf([&] { a.Reserve(node, gpu, "pod-2"); }), AllocationError::Kind::kExhausted);
+  a.SandboxGone("pod-1");
   EXPECT_TRUE(a.Usage().empty());
+  EXPECT_NO_THROW(a.Reserve(node, gpu, "pod-2"));
+}
+
+TEST(Allocator, ASandboxStoppedWithACreateInFlightKeepsNothing) {
+  const auto node = Load("nvidia-t4.yaml");
+  Allocator a(Policy(1));
+  const auto gpu = Request({{"dxshim.io/gpu", "1"}});
+  const auto r = a.Reserve(node, gpu, "pod-1");
+  a.SandboxGone("pod-1");
+  EXPECT_EQ(a.Usage().size(), 1u);  // the call in flight still counts
+  a.Commit(r.id);                   // the runtime created it anyway: the pod is stopped
+  EXPECT_TRUE(a.Usage().empty());
+  EXPECT_NO_THROW(a.Reserve(node, gpu, "pod-2"));
 }
 
 TEST(Allocator, SpreadAndPackPlacement) {
@@ -178,25 +200,100 @@ TEST(Allocator, PinsRestrictTheChoice) {
             AllocationError::Kind::kExhausted);
 }
 
-TEST(Allocator, ResyncRebuildsKeepsInFlightAndReplaysWhatHappenedMeanwhile) {
+TEST(Allocator, ResyncHoldsForReadySandboxesWhateverTheirContainersDo) {
+  const auto node = Load("hetero-node.yaml");  // T4 #0, T4 #1, AMD
+  const auto t4a = node.devices[0].id;
+  const auto t4b = node.devices[1].id;
+  const auto amd = node.devices[2].id;
+  Allocator a(Policy(1));
+  EXPECT_FALSE(a.synced());
+  a.BeginResync();
+  RuntimeRecord runtime;
+  runtime.ready_sandboxes = {"crash-looping", "two-containers"};
+  // Ready sandbox, its only GPU container exited (crash loop, completed init container): held.
+  runtime.containers.push_back({"c1", "crash-looping", {t4a}, false, /*exited=*/true});
+  // Not ready (stopped behind dxshim's back) and exited: free.
+  runtime.containers.push_back({"c2", "stopped", {t4b}, false, /*exited=*/true});
+  // Not ready (its pause process died) but a container may still run: held until it exits.
+  runtime.containers.push_back({"c3", "pause-died", {amd}, true, /*exited=*/false});
+  // Two containers given different devices (kubelet assigns per container): the pod holds both.
+  runtime.containers.push_back({"c4", "two-containers", {"x"}, false, true});
+  runtime.containers.push_back({"c5", "two-containers", {"y"}, false, false});
+  const auto outcome = a.FinishResync(runtime);
+  EXPECT_TRUE(a.synced());
+  EXPECT_EQ(outcome.holding, 3u);
+  EXPECT_TRUE(outcome.freed.empty());  // nothing was held before
+  const auto usage = a.Usage();
+  EXPECT_EQ(usage.at(t4a).pods, 1u);
+  EXPECT_EQ(usage.count(t4b), 0u);
+  EXPECT_TRUE(usage.at(amd).exclusive);
+  EXPECT_EQ(usage.at("x").pods, 1u);
+  EXPECT_EQ(usage.at("y").pods, 1u);
+  // The crash-looping pod's next attempt gets its GPU again; nobody else can take it.
+  const auto gpu = Request({{"dxshim.io/vendor", "nvidia"}});
+  const auto again = a.Reserve(node, gpu, "crash-looping");
+  EXPECT_EQ(Ids(again), std::vector<std::string>{t4a});
+  a.Commit(again.id);
+  const auto other = a.Reserve(node, gpu, "newcomer");
+  EXPECT_EQ(Ids(other), std::vector<std::string>{t4b});
+  EXPECT_EQ(KindOf([&] { a.Reserve(node, gpu, "third"); }), AllocationError::Kind::kExhausted);
+}
+
+TEST(Allocator, ResyncKeepsHoldsOfReadySandboxesAndFreesStoppedOnes) {
   const auto node = Load("hetero-node.yaml");
   const auto t4a = node.devices[0].id;
   const auto t4b = node.devices[1].id;
   Allocator a(Policy(1));
-  EXPECT_FALSE(a.synced());
-  const auto pending = a.Reserve(node, Request({{"dxshim.io/device", t4a}}), "pod-pending");
   a.BeginResync();
-  // Meanwhile: a container commits, one known to the listing goes away.
-  a.Commit(pending.id, "c-pending");
-  a.ContainerGone("c-old");
-  a.FinishResync({{"c-old", "pod-old", {t4b}, false}, {"c-amd", "pod-amd", {"gone-device"}, true}});
-  EXPECT_TRUE(a.synced());
+  a.FinishResync({});
+  const auto gpu = Request({{"dxshim.io/vendor", "nvidia"}});
+  a.Commit(a.Reserve(node, gpu, "removed-containers").id);
+  a.Commit(a.Reserve(node, gpu, "stopped-behind-our-back").id);
+  // The first pod's containers were all removed, its sandbox is ready: it keeps its GPU. The
+  // second's sandbox is not ready any more: freed, and said so.
+  a.BeginResync();
+  RuntimeRecord runtime;
+  runtime.ready_sandboxes = {"removed-containers"};
+  auto outcome = a.FinishResync(runtime);
+  EXPECT_EQ(outcome.holding, 1u);
+  ASSERT_EQ(outcome.freed.size(), 1u);
+  EXPECT_EQ(outcome.freed[0].sandbox_id, "stopped-behind-our-back");
+  EXPECT_EQ(outcome.freed[0].device_ids, std::vector<std::string>{t4b});
+  EXPECT_EQ(a.Usage().count(t4a), 1u);
+  EXPECT_EQ(a.Usage().count(t4b), 0u);
+  // Gone from the runtime entirely: freed too.
+  a.BeginResync();
+  outcome = a.FinishResync({});
+  EXPECT_EQ(outcome.holding, 0u);
+  EXPECT_EQ(outcome.freed.size(), 1u);
+  EXPECT_TRUE(a.Usage().empty());
+}
+
+TEST(Allocator, ResyncKeepsInFlightAndReplaysWhatHappenedMeanwhile) {
+  const auto node = Load("hetero-node.yaml");
+  const auto t4a = node.devices[0].id;
+  const auto t4b = node.devices[1].id;
+  Allocator a(Policy(1));
+  const auto pending = a.Reserve(node, Request({{"dxshim.io/device", t4a}}), "pod-pending");
+  const auto in_flight = a.Reserve(node, Request({{"dxshim.io/vendor", "amd"}}), "pod-slow");
+  a.BeginResync();
+  // Meanwhile: a pod's CreateContainer commits, a pod the listing shows is stopped through dxshim.
+  a.Commit(pending.id);
+  a.SandboxGone("pod-old");
+  RuntimeRecord runtime;
+  runtime.ready_sandboxes = {"pod-old", "pod-amd"};  // listed before they changed
+  runtime.containers.push_back({"c-old", "pod-old", {t4b}, false, false});
+  runtime.containers.push_back({"c-amd", "pod-amd", {"gone-device"}, true, true});
+  const auto outcome = a.FinishResync(runtime);
+  EXPECT_TRUE(outcome.freed.empty());
   const auto usage = a.Usage();
-  EXPECT_EQ(usage.at(t4a).pods, 1u);  // committed during the resync
-  EXPECT_EQ(usage.count(t4b), 0u);    // its container went away during the resync
+  EXPECT_EQ(usage.at(t4a).pods, 1u);                      // committed during the resync
+  EXPECT_EQ(usage.count(t4b), 0u);                        // its pod stopped during the resync
+  EXPECT_EQ(usage.at(in_flight.devices[0].id).pods, 1u);  // still in flight
   EXPECT_TRUE(usage.at("gone-device").exclusive);
-  a.ContainerGone("c-pending");
-  a.ContainerGone("c-amd");
+  a.Release(in_flight.id);
+  a.SandboxGone("pod-pending");
+  a.SandboxGone("pod-amd");
   EXPECT_TRUE(a.Usage().empty());
 }
 
@@ -211,7 +308,7 @@ TEST(Allocator, ConcurrentReservationsNeverOverAllocate) {
       try {
         const auto r =
             a.Reserve(node, Request({{"dxshim.io/vendor", "nvidia"}}), "pod-" + std::to_string(i));
-        a.Commit(r.id, "c-" + std::to_string(i));
+        a.Commit(r.id);
         ++granted;
       } catch (const AllocationError& e) {
         if (e.kind() == AllocationError::Kind::kExhausted) ++exhausted;

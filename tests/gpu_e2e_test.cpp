@@ -1,18 +1,14 @@
 // End to end through a real containerd with the linux target: a pod that asks for a GPU gets a
 // device node and runtime file dxshim injects; one that does not sees neither; the sharing limit
 // holds across pods and across dxshim being killed and restarted (the ledger lives in the
-// containers' labels). The "GPU" is a character device node made by this test (mknod 1:3, the
-// same device as /dev/null): no GPU exists here, and containerd/runc handle any device node alike.
+// runtime: sandboxes and the containers' labels). The "GPU" is a character device node made by this
+// test (mknod 1:3, the same device as /dev/null): no GPU exists here, and containerd/runc handle
+// any device node alike.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <thread>
 
-#include "tests/support/containerd.h"
-#include "tests/support/cri_client.h"
-#include "tests/support/dxshim_process.h"
-#include "tests/support/test_gpu.h"
+#include "tests/support/gpu_node.h"
 
 namespace dxshim::test {
 namespace {
@@ -20,85 +16,7 @@ namespace {
 namespace v1 = runtime::v1;
 using std::chrono::seconds;
 
-class GpuEndToEnd : public testing::Test {
- protected:
-  void SetUp() override {
-    std::filesystem::create_directories(dir_ / "store");
-    std::ofstream(dir_ / "store/libdxgpu.so") << "dxshim e2e runtime file\n";
-    WriteInventory(1);
-  }
-
-  void WriteInventory(std::size_t devices) {
-    std::vector<const DeviceNode*> nodes;
-    for (std::size_t i = 0; i < devices; ++i) nodes.push_back(&nodes_[i]);
-    WriteTestGpuInventory(dir_ / "inventory.yaml", nodes, "e2", dir_ / "store");
-  }
-
-  void StartDxshim(unsigned max_per_device) {
-    dxshim_.reset();  // a previous instance was killed or stopped
-    dxshim_ = std::make_unique<DxshimProcess>(
-        dir_ / "dxshim.sock", containerd_.socket(), dir_ / "dxshim.log",
-        std::vector<std::string>{"--device-source", "inventory:" + dir_ / "inventory.yaml",
-                                 "--target", "linux", "--max-containers-per-device",
-                                 std::to_string(max_per_device), "--linux-system32-path",
-                                 "/usr/lib/dxshim", "--log-level", "debug"});
-    client_ = std::make_unique<CriClient>(dxshim_->socket());
-  }
-
-  void KillDxshim() {
-    dxshim_->process().Signal(SIGKILL);
-    dxshim_->process().Wait(seconds(10));
-  }
-
-  std::string RunPod(const std::string& name, bool wants_gpu) {
-    v1::RunPodSandboxRequest run;
-    *run.mutable_config() = HostNetworkPod(name, "uid-" + name, dir_ / "logs");
-    if (wants_gpu) (*run.mutable_config()->mutable_annotations())["dxshim.io/gpu"] = "1";
-    v1::RunPodSandboxResponse pod;
-    const auto s = client_->runtime->RunPodSandbox(Deadline(seconds(60)).get(), run, &pod);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    configs_[pod.pod_sandbox_id()] = run.config();
-    return pod.pod_sandbox_id();
-  }
-
-  // CreateContainer (+ StartContainer when it worked); the status of CreateContainer.
-  grpc::Status CreateAndStart(const std::string& pod, std::string* id) {
-    v1::CreateContainerRequest create;
-    create.set_pod_sandbox_id(pod);
-    *create.mutable_config() = SleepingBusybox("app");
-    *create.mutable_sandbox_config() = configs_[pod];
-    v1::CreateContainerResponse created;
-    const auto s = client_->runtime->CreateContainer(Deadline(seconds(60)).get(), create, &created);
-    if (!s.ok()) return s;
-    *id = created.container_id();
-    v1::StartContainerRequest start;
-    start.set_container_id(*id);
-    v1::StartContainerResponse started;
-    EXPECT_TRUE(
-        client_->runtime->StartContainer(Deadline(seconds(60)).get(), start, &started).ok());
-    return s;
-  }
-
-  v1::ExecSyncResponse Exec(const std::string& id, const std::string& script) {
-    v1::ExecSyncRequest exec;
-    exec.set_container_id(id);
-    for (const char* arg : {"sh", "-c"}) exec.add_cmd(arg);
-    exec.add_cmd(script);
-    exec.set_timeout(20);
-    v1::ExecSyncResponse out;
-    EXPECT_TRUE(client_->runtime->ExecSync(Deadline(seconds(30)).get(), exec, &out).ok());
-    return out;
-  }
-
-  std::string Log() { return dxshim_ ? dxshim_->process().Log() : ""; }
-
-  TempDir dir_;
-  DeviceNode nodes_[2] = {DeviceNode("e2e", 0), DeviceNode("e2e", 1)};
-  Containerd containerd_;
-  std::unique_ptr<DxshimProcess> dxshim_;
-  std::unique_ptr<CriClient> client_;
-  std::map<std::string, v1::PodSandboxConfig> configs_;
-};
+using GpuEndToEnd = GpuNodeTest;
 
 TEST_F(GpuEndToEnd, InjectsOnlyWhereAskedEnforcesSharingAndSurvivesRestarts) {
   StartDxshim(1);

@@ -206,7 +206,16 @@ TEST(Decision, CodesAndNamespaces) {
   EXPECT_TRUE(Decide(scoped, node, allocator, Windows()).pass_through);
 }
 
-TEST(Ledger, WhatTheRuntimesContainersHold) {
+TEST(Ledger, WhatTheRuntimesSandboxesAndContainersSay) {
+  runtime::v1::ListPodSandboxResponse sandboxes;
+  const auto sandbox = [&](const std::string& id, runtime::v1::PodSandboxState state) {
+    auto* s = sandboxes.add_items();
+    s->set_id(id);
+    s->set_state(state);
+  };
+  sandbox("ready", runtime::v1::SANDBOX_READY);
+  sandbox("stopped", runtime::v1::SANDBOX_NOTREADY);
+  sandbox("future-state", static_cast<runtime::v1::PodSandboxState>(7));  // may be live: kept
   runtime::v1::ListContainersResponse listed;
   const auto add = [&](const std::string& id, runtime::v1::ContainerState state,
                        const std::string& devices, const std::string& sharing) {
@@ -219,18 +228,24 @@ TEST(Ledger, WhatTheRuntimesContainersHold) {
   };
   add("running", runtime::v1::CONTAINER_RUNNING, "a,b", "exclusive");
   add("created", runtime::v1::CONTAINER_CREATED, "a", "shared");
-  add("unknown", runtime::v1::CONTAINER_UNKNOWN, "b", "");  // may still run: keeps its share
-  add("exited", runtime::v1::CONTAINER_EXITED, "a", "shared");
+  add("unknown", runtime::v1::CONTAINER_UNKNOWN, "b", "");
+  add("exited", runtime::v1::CONTAINER_EXITED, "a", "shared");  // its sandbox decides
   add("no-gpu", runtime::v1::CONTAINER_RUNNING, "", "");
-  const auto recorded = RecordedContainers(listed);
-  ASSERT_EQ(recorded.size(), 3u);
-  EXPECT_EQ(recorded[0].container_id, "running");
-  EXPECT_EQ(recorded[0].sandbox_id, "pod-running");
-  EXPECT_EQ(recorded[0].device_ids, (std::vector<std::string>{"a", "b"}));
-  EXPECT_TRUE(recorded[0].exclusive);
-  EXPECT_EQ(recorded[1].container_id, "created");
-  EXPECT_FALSE(recorded[1].exclusive);
-  EXPECT_EQ(recorded[2].container_id, "unknown");
+  const auto record = ReadRuntimeRecord(sandboxes, listed);
+  EXPECT_EQ(record.ready_sandboxes, (std::set<std::string>{"ready", "future-state"}));
+  ASSERT_EQ(record.containers.size(), 4u);
+  EXPECT_EQ(record.containers[0].container_id, "running");
+  EXPECT_EQ(record.containers[0].sandbox_id, "pod-running");
+  EXPECT_EQ(record.containers[0].device_ids, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(record.containers[0].exclusive);
+  EXPECT_FALSE(record.containers[0].exited);
+  EXPECT_EQ(record.containers[1].container_id, "created");
+  EXPECT_FALSE(record.containers[1].exclusive);
+  EXPECT_FALSE(record.containers[1].exited);
+  EXPECT_EQ(record.containers[2].container_id, "unknown");
+  EXPECT_FALSE(record.containers[2].exited);  // may still run
+  EXPECT_EQ(record.containers[3].container_id, "exited");
+  EXPECT_TRUE(record.containers[3].exited);
 }
 
 }  // namespace
