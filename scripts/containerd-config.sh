@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Writes DIR/config.toml for a private containerd (root, state and sockets under DIR) whose CRI
 # plugin works on this kind of machine. Used by the tests (tests/support/containerd.cpp) and the
-# demo, so both run containerd the same way.
-# usage: containerd-config.sh DIR
+# demo, so both run containerd the same way. With TCP_ADDRESS (127.0.0.1:PORT) containerd also
+# serves gRPC, CRI included, on that plain TCP address: the Windows dxshim.exe under wine reaches
+# it there (gRPC 1.51 has no unix sockets on Windows).
+# usage: containerd-config.sh DIR [TCP_ADDRESS]
 set -euo pipefail
-dir=${1:?usage: containerd-config.sh DIR}
+dir=${1:?usage: containerd-config.sh DIR [TCP_ADDRESS]}
+tcp=${2:-}
 cat >"$dir/config.toml" <<TOML
 version = 2
 root = "$dir/root"
@@ -14,6 +17,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
                     "io.containerd.internal.v1.opt"]
 [grpc]
   address = "$dir/containerd.sock"
+  tcp_address = "$tcp"
 [ttrpc]
   address = "$dir/containerd.sock.ttrpc"
 [plugins."io.containerd.grpc.v1.cri"]
@@ -24,6 +28,8 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
   restrict_oom_score_adj = true
   # Several containerds may run at once: no fixed streaming port.
   stream_server_port = "0"
+  # CRI on the TCP address too, when there is one.
+  disable_tcp_service = $([ -n "$tcp" ] && echo false || echo true)
   [plugins."io.containerd.grpc.v1.cri".cni]
     # No CNI: pods use the host network.
     bin_dir = "$dir/cni/bin"

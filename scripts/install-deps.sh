@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building, testing and the demo need, from Debian 12's archive (run as root),
-# and the PowerShell grammar the install-script test parses with, from the npm registry (Debian
+# with a deb-src entry for the source packages the Windows build is made from
+# (scripts/build-windows-deps.sh), and the PowerShell grammar the install-script test parses with, from the npm registry (Debian
 # has no pwsh). Runs `apt-get update` only when a package is missing.
 set -euo pipefail
 packages=(
@@ -10,16 +11,30 @@ packages=(
   containerd runc busybox-static
   g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev
   systemd python3-yaml
+  dpkg-dev patch unicode-data
 )
 command -v npm >/dev/null || packages+=(npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing: ${missing[*]}"
+# The same archives and suites as Debian's own entry, for source packages (apt-get source).
+update=false
+if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
+  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+    sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+      >/etc/apt/sources.list.d/dxshim-deb-src.sources
+  else
+    sed -n 's/^deb /deb-src /p' /etc/apt/sources.list >/etc/apt/sources.list.d/dxshim-deb-src.list
+  fi
+  update=true
+fi
+if [ ${#missing[@]} -gt 0 ] || $update; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 

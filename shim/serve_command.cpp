@@ -2,8 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <vector>
 
 #include "config/serve_config.h"
 #include "devices/allocator.h"
@@ -197,7 +199,26 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
 int RunServe(int argc, char** argv) {
   config::ServeConfig cfg;
   ProxyOptions options;
-  if (const int code = ParseServe(argc, argv, cfg, options); code >= 0) return code;
+  if (const int code = ParseServe(argc, argv, cfg, options); code >= 0) {
+#ifdef _WIN32
+    // Started by the service manager with a configuration that does not load: report it there
+    // too (never RUNNING, STOPPED with this exit code as the service-specific error), instead of
+    // leaving the manager to time out waiting for a service that already exited. --check and
+    // --help are for a console: they skip the attempt (which takes seconds to fail under wine).
+    const std::vector<std::string> args(argv, argv + argc);
+    const bool console_only = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+      return a == "--check" || a == "--help" || a == "-h";
+    });
+    if (console_only) return code;
+    windows::ServiceCallbacks failed;
+    failed.run = [code](const std::function<void()>&) { return code; };
+    failed.stop = [] {};
+    bool not_a_service = false;
+    const int reported = windows::RunAsService("dxshim", failed, not_a_service);
+    if (!not_a_service) return reported;
+#endif
+    return code;
+  }
   // Before any thread starts: on Linux the stop signals must be blocked in every thread.
   StopRequest stop;
 #ifdef _WIN32

@@ -4,7 +4,9 @@
 //   files kubelet's request would carry, on the inventory the example is meant for, with the
 //   Windows node configuration deploy/examples/dxshim-windows.yaml.
 // To regenerate after an intended change: DXSHIM_UPDATE_GOLDEN=1 build/tests/rewrite_golden_test,
-// then review the diff.
+// then review the diff. With DXSHIM_COMMAND set (a shell command prefix, e.g. wine running
+// dxshim.exe: windows_rewrite_golden_test) the same goldens check that build: same code, two
+// platforms, the same bytes.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <yaml-cpp/yaml.h>
@@ -44,7 +46,8 @@ std::string Quote(const std::string& s) { return "'" + s + "'"; }
 // it is) and compares stdout and stderr with GOLDEN.out and GOLDEN.err.
 void ExpectGolden(const std::vector<std::string>& args, int exit_code, const std::string& golden) {
   TempDir dir;
-  std::string command = Quote(DXSHIM_BINARY) + " rewrite";
+  const char* other = std::getenv("DXSHIM_COMMAND");
+  std::string command = (other ? std::string(other) : Quote(DXSHIM_BINARY)) + " rewrite";
   for (const auto& a : args) command += " " + Quote(a);
   command = "cd " + Quote(kSource) + " && " + command + " >" + Quote(dir / "out") + " 2>" +
             Quote(dir / "err");
@@ -54,7 +57,7 @@ void ExpectGolden(const std::vector<std::string>& args, int exit_code, const std
   for (const std::string stream : {"out", "err"}) {
     const auto actual = Read(dir / stream);
     const auto file = golden + "." + stream;
-    if (std::getenv("DXSHIM_UPDATE_GOLDEN")) {
+    if (std::getenv("DXSHIM_UPDATE_GOLDEN") && !other) {
       std::ofstream(file) << actual;
       continue;
     }

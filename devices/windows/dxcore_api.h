@@ -46,6 +46,12 @@ inline constexpr GUID kAttributeD3D12CoreCompute = {
     0x248e2800, 0xa793, 0x4724, {0xab, 0xaa, 0x23, 0xa6, 0xde, 0x1b, 0xe0, 0x90}};
 
 // NOLINTBEGIN: COM interfaces keep the ABI's names and raw pointers.
+// A virtual destructor would add a vtable slot and break the ABI; COM objects are released
+// through IUnknown::Release, never deleted.
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
+#endif
 struct IAdapter : public IUnknown {
   virtual bool STDMETHODCALLTYPE IsValid() = 0;
   virtual bool STDMETHODCALLTYPE IsAttributeSupported(REFGUID attribute) = 0;
@@ -70,6 +76,9 @@ struct IAdapterFactory : public IUnknown {
                                                       void** list) = 0;
   // GetAdapterByLuid and the notification methods follow; unused.
 };
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 // NOLINTEND
 
 using CreateAdapterFactoryFn = HRESULT(WINAPI*)(REFIID riid, void** factory);

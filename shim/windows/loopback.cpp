@@ -5,9 +5,21 @@
 #include <iphlpapi.h>
 // clang-format on
 
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace dxshim::windows {
+
+WinsockSession::WinsockSession() {
+  WSADATA data;
+  if (const int error = WSAStartup(MAKEWORD(2, 2), &data); error != 0) {
+    throw std::runtime_error("Winsock did not start (WSAStartup error " + std::to_string(error) +
+                             ")");
+  }
+}
+
+WinsockSession::~WinsockSession() { WSACleanup(); }
 
 SOCKET ConnectLoopback(int port) {
   const SOCKET s = WSASocketW(AF_INET, SOCK_STREAM, IPPROTO_TCP, nullptr, 0, WSA_FLAG_OVERLAPPED);

@@ -12,6 +12,17 @@
 
 namespace dxshim::windows {
 
+// Winsock for the lifetime of this object: the bridges' sockets need it before gRPC, which
+// starts its own, exists (WSAStartup and WSACleanup are counted per process). Throws
+// std::runtime_error when Winsock cannot start.
+class WinsockSession {
+ public:
+  WinsockSession();
+  ~WinsockSession();
+  WinsockSession(const WinsockSession&) = delete;
+  WinsockSession& operator=(const WinsockSession&) = delete;
+};
+
 // A socket connected to 127.0.0.1:`port`, or INVALID_SOCKET.
 SOCKET ConnectLoopback(int port);
 

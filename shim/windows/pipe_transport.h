@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "shim/endpoint.h"
+#include "shim/windows/loopback.h"
 #include "shim/windows/pipe_acceptor.h"
 #include "shim/windows/pipe_dialer.h"
 
@@ -45,6 +46,7 @@ class PipeTransport {
   void Stop();
 
  private:
+  WinsockSession winsock_;  // first: the bridges' sockets need it
   Endpoint pipe_;
   Log info_;
   Log warn_;

@@ -1,8 +1,12 @@
 #include "tests/support/containerd.h"
 
+#include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -16,8 +20,30 @@
 
 namespace dxshim::test {
 
-Containerd::Containerd() : socket_(dir_ / "containerd.sock") {
-  Process config({DXSHIM_SCRIPTS_DIR "/containerd-config.sh", dir_.path()}, dir_ / "config.log");
+namespace {
+
+// A 127.0.0.1 port nobody listens on now (bound, read and released).
+int FreeLoopbackPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  ::close(fd);
+  if (!ok) throw std::runtime_error("no free loopback port");
+  return ntohs(address.sin_port);
+}
+
+}  // namespace
+
+Containerd::Containerd(Listen listen) : socket_(dir_ / "containerd.sock") {
+  if (listen == Listen::kUnixAndTcp) {
+    tcp_address_ = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  }
+  Process config({DXSHIM_SCRIPTS_DIR "/containerd-config.sh", dir_.path(), tcp_address_},
+                 dir_ / "config.log");
   if (config.Wait(std::chrono::seconds(30)) != 0) {
     throw std::runtime_error("containerd-config.sh failed:\n" + config.Log());
   }

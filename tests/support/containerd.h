@@ -16,10 +16,14 @@ inline constexpr const char* kBusyboxImage = "dxshim.test/busybox:1";
 
 class Containerd {
  public:
-  Containerd();   // starts it and imports the images; throws on failure
+  enum class Listen { kUnix, kUnixAndTcp };
+  // Starts it and imports the images; throws on failure. kUnixAndTcp: CRI also on a free
+  // 127.0.0.1 port (tcp_address()), kept across Restart.
+  explicit Containerd(Listen listen = Listen::kUnix);
   ~Containerd();  // removes every pod it still has, stops it, unmounts and deletes its directory
 
   const std::string& socket() const { return socket_; }
+  const std::string& tcp_address() const { return tcp_address_; }  // "" with kUnix
   const TempDir& dir() const { return dir_; }
   void Kill();     // SIGKILL, as in a crash; containers keep running in their shims
   void Restart();  // starts it again on the same state
@@ -33,6 +37,7 @@ class Containerd {
 
   TempDir dir_;
   std::string socket_;
+  std::string tcp_address_;
   std::unique_ptr<Process> process_;
 };
 

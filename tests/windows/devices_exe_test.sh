@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# dxshim-devices.exe (Windows discovery, cross-compiled with mingw) under wine.
+# dxshim-devices.exe (Windows discovery; the windows-mingw build, scripts/build-windows.sh) under
+# wine.
 # 1. The registry reader (devices/windows/registry_runtime_files.cpp) against a Wine registry this
 #    test fills with CopyToVm* values shaped like a real NVIDIA Tesla T4 driver's, plus values a
 #    hostile or broken driver package could carry.
@@ -15,6 +16,10 @@ fake_dxcore=${2:?usage: devices_exe_test.sh dxshim-devices.exe fake-dxcore.dll}
 wine=$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)
 if [ ! -x "$wine" ]; then
   echo "devices_exe_test: cannot run: wine is not installed (apt-get install wine64); the reader was still compiled: $exe"
+  exit 1
+fi
+if [ ! -f "$exe" ]; then
+  echo "devices_exe_test: $exe is missing: build it with scripts/build-windows.sh"
   exit 1
 fi
 work=$(mktemp -d /tmp/dxshim-wine-XXXXXX)

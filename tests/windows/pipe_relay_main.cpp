@@ -3,6 +3,8 @@
 // CRI connection on Linux:
 //   CRI client --TCP--> PipeForwarder --\\.\pipe\NAME--> PipeAcceptor --TCP--> dxshim (Linux)
 // (wine's sockets are the host's). Prints "forwarder-port N", then relays until STOP_FILE exists.
+// With BACKEND_PORT 0 it only forwards, to a pipe another process serves (the real dxshim.exe):
+//   CRI client --TCP--> PipeForwarder --\\.\pipe\NAME--> dxshim.exe
 //   pipe-relay.exe NAME BACKEND_PORT STOP_FILE
 // clang-format off
 #include <winsock2.h>  // before windows.h
@@ -35,7 +37,7 @@ int main(int argc, char** argv) {
   dxshim::windows::PipeAcceptor acceptor(pipe, dxshim::windows::kDefaultPipeSddl, [backend] {
     return dxshim::windows::ConnectLoopback(backend);
   });
-  acceptor.Start();
+  if (backend != 0) acceptor.Start();
   // Any local process: the CRI client is a Linux process that wine's TCP table cannot name.
   dxshim::windows::PipeForwarder forwarder(pipe);
   std::printf("forwarder-port %d\n", forwarder.Start());

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds the Windows x64 dxshim.exe and dxshim-devices.exe on Linux: the cross-built libraries
+# (scripts/build-windows-deps.sh, cached), then the project's own CMake with the `windows-mingw`
+# preset (same sources and _WIN32 branches as the MSVC build, static, warnings as errors), into
+# build-windows-mingw/. Prints the two executables' paths.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+prefix=$(scripts/build-windows-deps.sh | tee /dev/stderr | tail -n 1)
+export DXSHIM_MINGW_PREFIX="$prefix"
+# A new prefix (other versions, script or patches): configure afresh, or CMake keeps finding the
+# old prefix's libraries in its cache.
+stamp=build-windows-mingw/.dxshim-mingw-prefix
+fresh=()
+[ "$(cat "$stamp" 2>/dev/null)" = "$prefix" ] || fresh=(--fresh)
+cmake --preset windows-mingw "${fresh[@]}" >/dev/null
+echo "$prefix" >"$stamp"
+cmake --build --preset windows-mingw -j "$(nproc)" --target dxshim dxshim-devices
+ls -1 "$PWD/build-windows-mingw/shim/dxshim.exe" "$PWD/build-windows-mingw/devices/dxshim-devices.exe"

@@ -1,0 +1,110 @@
+#include "tests/support/wine_dxshim.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace dxshim::test {
+namespace {
+
+// The number after the first `marker` in `text`, or 0.
+int NumberAfter(const std::string& text, const std::string& marker) {
+  const auto at = text.find(marker);
+  return at == std::string::npos ? 0 : std::atoi(text.c_str() + at + marker.size());
+}
+
+// A host path as wine's Windows programs name it (its Z: drive is the host's root).
+std::string WindowsPath(const std::string& host_path) {
+  std::string out = "Z:" + host_path;
+  for (auto& c : out) c = c == '/' ? '\\' : c;
+  return out;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+std::string WineBinary() {
+  for (const char* dir : {"/usr/bin", "/usr/local/bin"}) {
+    std::string candidate = std::string(dir) + "/wine64";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "/usr/lib/wine/wine64";
+}
+
+WineDxshim::WineDxshim(const std::string& exe, const std::string& relay_exe,
+                       const std::string& runtime, const std::vector<std::string>& flags)
+    : pipe_("dxshim-" + std::to_string(::getpid())) {
+  if (!std::filesystem::exists(exe)) {
+    throw std::runtime_error(exe + " is missing: build it with scripts/build-windows.sh");
+  }
+  std::vector<std::string> args = {
+      exe,         "serve", "--listen",   "npipe://./pipe/" + pipe_,
+      "--runtime", runtime, "--log-file", WindowsPath(dir_ / "dxshim.log")};
+  args.insert(args.end(), flags.begin(), flags.end());
+  // dxshim.exe first: it creates the prefix (the relay must not race it doing so).
+  dxshim_ = std::make_unique<Process>(InPrefix(WineBinary(), args), dir_ / "dxshim.out");
+  const auto listening = [&] { return Log().find("listening on npipe://") != std::string::npos; };
+  if (!WaitFor([&] { return listening() || !dxshim_->running(); }, std::chrono::seconds(120)) ||
+      !listening()) {
+    throw std::runtime_error("dxshim.exe did not serve its pipe:\n" + dxshim_->Log() + Log());
+  }
+  internal_port_ = NumberAfter(Log(), "listening on tcp://127.0.0.1:");
+  // The relay only forwards (backend port 0): loopback TCP to the pipe dxshim.exe serves.
+  relay_ = std::make_unique<Process>(
+      InPrefix(WineBinary(), {relay_exe, pipe_, "0", dir_ / "stop-relay"}), dir_ / "relay.log");
+  WaitFor([&] { return NumberAfter(relay_->Log(), "forwarder-port ") != 0 || !relay_->running(); },
+          std::chrono::seconds(120));
+  forwarder_port_ = NumberAfter(relay_->Log(), "forwarder-port ");
+  if (forwarder_port_ == 0 || internal_port_ == 0) {
+    throw std::runtime_error("the pipe forwarder did not start:\n" + relay_->Log() + Log());
+  }
+}
+
+WineDxshim::~WineDxshim() {
+  if (relay_) {
+    std::ofstream(dir_ / "stop-relay") << "stop\n";
+    relay_->Wait(std::chrono::seconds(30));
+  }
+  relay_.reset();
+  dxshim_.reset();  // SIGKILL if a test left it running
+  const auto wineserver = std::filesystem::path(WineBinary()).parent_path() / "wineserver";
+  Process end(InPrefix(wineserver, {"-k"}), dir_ / "wineserver.log");
+  end.Wait(std::chrono::seconds(30));
+}
+
+std::vector<std::string> WineDxshim::InPrefix(const std::string& program,
+                                              const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = {"/usr/bin/env", "WINEPREFIX=" + dir_ / "prefix",
+                                   "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=", program};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+std::string WineDxshim::Log() const {
+  // The log file, then what the process wrote to its console (wine's own messages, a crash).
+  return ReadFile(dir_ / "dxshim.log") + "--- console:\n" + (dxshim_ ? dxshim_->Log() : "");
+}
+
+long WineDxshim::RssKiB() const {
+  // Wine runs the program in the process it was started as (the launcher execs its loader).
+  const std::string status = ReadFile("/proc/" + std::to_string(dxshim_->pid()) + "/status");
+  return NumberAfter(status, "VmRSS:");
+}
+
+std::optional<int> WineDxshim::Stop(std::chrono::milliseconds timeout) {
+  dxshim_->Signal(SIGINT);
+  return dxshim_->Wait(timeout);
+}
+
+}  // namespace dxshim::test

@@ -1,0 +1,57 @@
+// The real Windows dxshim.exe (scripts/build-windows.sh), run under wine by a Linux test or
+// benchmark, with the named pipe in front of it the way kubelet reaches it on a Windows node:
+//   CRI client (Linux) --TCP--> pipe-relay.exe (forwarder only) --\\.\pipe\NAME--> dxshim.exe
+//   --runtime leg (tcp:// here)--> containerd
+// Both Windows programs share one private wine prefix (one wineserver: one pipe namespace).
+// Wine is not Windows: it has no GPU and its sockets are the host's; see README "Windows nodes".
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+
+namespace dxshim::test {
+
+// The wine launcher (wine64 on PATH, else Debian's /usr/lib/wine/wine64).
+std::string WineBinary();
+
+class WineDxshim {
+ public:
+  // Starts `dxshim.exe serve --listen npipe://./pipe/PIPE --runtime RUNTIME FLAGS... --log-file
+  // <dir>/dxshim.log` and the forwarder; waits until the pipe answers. Throws with the logs.
+  WineDxshim(const std::string& exe, const std::string& relay_exe, const std::string& runtime,
+             const std::vector<std::string>& flags);
+  ~WineDxshim();  // stops whatever still runs and ends the prefix's wineserver
+  WineDxshim(const WineDxshim&) = delete;
+  WineDxshim& operator=(const WineDxshim&) = delete;
+
+  // The gRPC target a Linux client dials: the forwarder to the pipe.
+  std::string pipe_target() const { return "127.0.0.1:" + std::to_string(forwarder_port_); }
+  // dxshim.exe's own gRPC server behind the pipe, which only the pipe's bridges may use.
+  std::string internal_target() const { return "127.0.0.1:" + std::to_string(internal_port_); }
+  std::string Log() const;  // dxshim.exe's log file and console output
+  bool running() { return dxshim_->running(); }
+  // dxshim.exe's resident set (VmRSS of its process), in KiB; 0 when it cannot be read.
+  long RssKiB() const;
+  // Ctrl-C (wine turns SIGINT into CTRL_C_EVENT) and the exit code, nullopt if it did not exit.
+  std::optional<int> Stop(std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+ private:
+  // argv running `program ARGS...` in this prefix.
+  std::vector<std::string> InPrefix(const std::string& program,
+                                    const std::vector<std::string>& args) const;
+
+  TempDir dir_;
+  std::string pipe_;
+  std::unique_ptr<Process> dxshim_;
+  std::unique_ptr<Process> relay_;
+  int forwarder_port_ = 0;
+  int internal_port_ = 0;
+};
+
+}  // namespace dxshim::test

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The real Windows dxshim.exe (cross-built with mingw: scripts/build-windows.sh) under wine:
+# --version, `serve --check` on the Windows example configuration (without DXCore: a clean
+# refusal naming the device source; with the stand-in dxcore.dll: accepted), a broken
+# configuration refused with file, line and key, and `devices --source windows` listing what
+# dxshim-devices.exe lists. Wine has no GPU, no DXCore and no GPU device nodes: the stand-in
+# dxcore.dll (tests/windows/fake_dxcore.cpp) reports canned adapters, none of which has a PnP
+# device, so both programs list no GPU and report the same skipped adapters.
+# usage: dxshim_exe_test.sh SOURCE_DIR dxshim.exe dxshim-devices.exe fake-dxcore.dll VERSION
+set -uo pipefail
+source_dir=${1:?usage: dxshim_exe_test.sh SOURCE_DIR dxshim.exe dxshim-devices.exe fake-dxcore.dll VERSION}
+exe=${2:?}
+devices_exe=${3:?}
+fake_dxcore=${4:?}
+version=${5:?}
+if [ ! -f "$exe" ]; then
+  echo "dxshim_exe_test: $exe is missing: build it with scripts/build-windows.sh"
+  exit 1
+fi
+wine=$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)
+work=$(mktemp -d /tmp/dxshim-wine-XXXXXX)
+export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+trap '"$(dirname "$wine")/wineserver" -k 2>/dev/null; rm -rf "$work"' EXIT
+passes=0
+failures=0
+check() {  # check NAME CONDITION-RESULT [DETAIL]
+  if [ "$2" = 0 ]; then
+    passes=$((passes + 1)); echo "ok: $1"
+  else
+    failures=$((failures + 1)); echo "FAILED: $1"; [ -n "${3:-}" ] && printf '%s\n' "$3"
+  fi
+}
+run() {  # run ARGS...: dxshim.exe's stdout in $work/out, stderr in $work/err, exit code in $code
+  timeout 120 "$wine" "$exe" "$@" >"$work/out" 2>"$work/err"
+  code=$?
+}
+
+run --version
+check "--version prints 'dxshim $version' and exits 0" \
+  $([ "$code" = 0 ] && [ "$(cat "$work/out")" = "dxshim $version" ]; echo $?) "$(cat "$work/out" "$work/err")"
+check "its output has no carriage return (binary stdout: the same bytes as Linux)" \
+  $(! grep -q $'\r' "$work/out"; echo $?)
+
+config="$source_dir/deploy/examples/dxshim-windows.yaml"
+run serve --config "$config" --check
+check "serve --check without DXCore exits 2" $([ "$code" = 2 ]; echo $?) "$(cat "$work/err")"
+check "and names the device source and DXCore" \
+  $(grep -qF 'dxshim serve: device source auto:' "$work/err" && grep -qF 'dxcore.dll' "$work/err"; echo $?) \
+  "$(cat "$work/err")"
+
+cp "$fake_dxcore" "$WINEPREFIX/drive_c/windows/system32/dxcore.dll"
+run serve --config "$config" --check
+check "serve --check on the Windows example configuration exits 0" $([ "$code" = 0 ]; echo $?) \
+  "$(cat "$work/out" "$work/err")"
+check "and reports the Windows endpoints and target" \
+  $(grep -qF 'listen   npipe://./pipe/dxshim' "$work/out" &&
+    grep -qF 'runtime  npipe://./pipe/containerd-containerd' "$work/out" &&
+    grep -qF 'target   windows, 2 pod(s) per GPU, spread' "$work/out"; echo $?) "$(cat "$work/out")"
+check "--check opens no log file" $([ ! -e "$WINEPREFIX/drive_c/ProgramData/dxshim" ]; echo $?)
+
+broken="$work/broken.yaml"
+{ head -n 3 "$config"; echo "max-containers-per-gpu: 2"; } >"$broken"
+run serve --config "$broken" --check
+check "a broken configuration exits 2" $([ "$code" = 2 ]; echo $?) "$(cat "$work/err")"
+check "and its message names the file, the line and the key" \
+  $(grep -qF "$broken" "$work/err" && grep -qF 'line 4' "$work/err" &&
+    grep -qF "max-containers-per-gpu" "$work/err"; echo $?) "$(cat "$work/err")"
+
+run devices --source windows
+dxshim_out=$(cat "$work/out")
+dxshim_err=$(grep -E 'adapter|skipped' "$work/err")
+check "devices --source windows exits 0 with the stand-in DXCore" $([ "$code" = 0 ]; echo $?) \
+  "$(cat "$work/err")"
+timeout 120 "$wine" "$devices_exe" list >"$work/out" 2>"$work/err"
+check "dxshim-devices.exe list exits 0" $([ $? = 0 ]; echo $?)
+check "dxshim.exe lists what dxshim-devices.exe lists" \
+  $([ "$dxshim_out" = "$(tr -d '\r' <"$work/out")" ]; echo $?) \
+  "dxshim.exe: $dxshim_out / dxshim-devices.exe: $(cat "$work/out")"
+check "and reports the same adapters, skipped for the same reasons" \
+  $([ -n "$dxshim_err" ] && [ "$dxshim_err" = "$(tr -d '\r' <"$work/err" | grep -E 'adapter|skipped')" ]; echo $?) \
+  "dxshim.exe: $dxshim_err / dxshim-devices.exe: $(cat "$work/err")"
+
+echo "$passes passed, $failures failed"
+[ "$failures" = 0 ]

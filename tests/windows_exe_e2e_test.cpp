@@ -1,0 +1,230 @@
+// The real Windows dxshim.exe (cross-built: scripts/build-windows.sh) end to end, under wine:
+//   the project's CRI client (Linux) --TCP--> pipe-relay.exe --\\.\pipe\dxshim-<pid>--> dxshim.exe
+//   --tcp://--> the test's real containerd (its CRI also on a loopback TCP port, since gRPC 1.51
+//   has no unix sockets on Windows)
+// dxshim.exe runs with the linux target on an inventory of test GPUs (a device node made by the
+// test and a runtime file): wine has no GPU, so the inventory stands in for DXCore discovery.
+// What only a Windows node shows (pipe ACLs, a real GPU, containerd on Windows) is in
+// README "Windows nodes" and deploy/windows/CHECKLIST.md.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "tests/support/containerd.h"
+#include "tests/support/cri_client.h"
+#include "tests/support/test_gpu.h"
+#include "tests/support/wine_dxshim.h"
+
+namespace dxshim::test {
+namespace {
+
+namespace v1 = runtime::v1;
+using std::chrono::seconds;
+
+class WindowsExeEndToEnd : public testing::Test {
+ protected:
+  // One containerd and one dxshim.exe for the whole suite: starting wine costs seconds.
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    std::filesystem::create_directories(*dir_ / "store");
+    std::ofstream(*dir_ / "store/libdxgpu.so") << "from dxshim.exe\n";
+    device_ = new DeviceNode("wine-e2e", 0);
+    WriteTestGpuInventory(*dir_ / "inventory.yaml", {device_}, "e4", *dir_ / "store");
+    containerd_ = new Containerd(Containerd::Listen::kUnixAndTcp);
+    dxshim_ = new WineDxshim(
+        DXSHIM_WINDOWS_EXE, DXSHIM_PIPE_RELAY_EXE, "tcp://" + containerd_->tcp_address(),
+        {"--device-source", "inventory:" + *dir_ / "inventory.yaml", "--target", "linux",
+         "--linux-system32-path", "/usr/lib/dxshim", "--max-containers-per-device", "1",
+         "--resync-interval", "2s", "--log-level", "debug"});
+  }
+
+  static void TearDownTestSuite() {
+    if (dxshim_ != nullptr && dxshim_->running()) {
+      std::printf("dxshim.exe resident set after the end-to-end run: %.1f MiB\n",
+                  static_cast<double>(dxshim_->RssKiB()) / 1024.0);
+      const auto code = dxshim_->Stop();
+      EXPECT_EQ(code, 0) << dxshim_->Log();
+      EXPECT_NE(dxshim_->Log().find("stopping: Ctrl-C"), std::string::npos) << dxshim_->Log();
+    }
+    delete dxshim_;
+    delete containerd_;
+    delete device_;
+    delete dir_;
+  }
+
+  void SetUp() override {
+    ASSERT_TRUE(dxshim_->running()) << dxshim_->Log();
+    client_ = std::make_unique<CriClient>(DialTarget(dxshim_->pipe_target()));
+  }
+
+  // RunPodSandbox through dxshim.exe, with the dxshim.io/gpu annotation if `gpu`.
+  v1::PodSandboxConfig RunPod(const std::string& name, bool gpu, std::string* id) {
+    v1::RunPodSandboxRequest run;
+    *run.mutable_config() = HostNetworkPod(name, "uid-" + name, *dir_ / "logs");
+    if (gpu) (*run.mutable_config()->mutable_annotations())["dxshim.io/gpu"] = "1";
+    v1::RunPodSandboxResponse pod;
+    const auto s = client_->runtime->RunPodSandbox(Deadline(seconds(60)).get(), run, &pod);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    *id = pod.pod_sandbox_id();
+    return run.config();
+  }
+
+  grpc::Status CreateAndStart(const std::string& pod, const v1::PodSandboxConfig& config,
+                              std::string* id) {
+    v1::CreateContainerRequest create;
+    create.set_pod_sandbox_id(pod);
+    *create.mutable_config() = SleepingBusybox("app");
+    *create.mutable_sandbox_config() = config;
+    v1::CreateContainerResponse created;
+    auto s = client_->runtime->CreateContainer(Deadline(seconds(60)).get(), create, &created);
+    if (!s.ok()) return s;
+    *id = created.container_id();
+    v1::StartContainerRequest start;
+    start.set_container_id(*id);
+    v1::StartContainerResponse started;
+    return client_->runtime->StartContainer(Deadline(seconds(60)).get(), start, &started);
+  }
+
+  v1::ExecSyncResponse Exec(const std::string& id, const std::string& script) {
+    v1::ExecSyncRequest exec;
+    exec.set_container_id(id);
+    exec.add_cmd("sh");
+    exec.add_cmd("-c");
+    exec.add_cmd(script);
+    exec.set_timeout(30);
+    v1::ExecSyncResponse out;
+    const auto s = client_->runtime->ExecSync(Deadline(seconds(60)).get(), exec, &out);
+    EXPECT_TRUE(s.ok()) << s.error_message() << "\n" << dxshim_->Log();
+    return out;
+  }
+
+  static TempDir* dir_;
+  static DeviceNode* device_;
+  static Containerd* containerd_;
+  static WineDxshim* dxshim_;
+  std::unique_ptr<CriClient> client_;
+};
+
+TempDir* WindowsExeEndToEnd::dir_ = nullptr;
+DeviceNode* WindowsExeEndToEnd::device_ = nullptr;
+Containerd* WindowsExeEndToEnd::containerd_ = nullptr;
+WineDxshim* WindowsExeEndToEnd::dxshim_ = nullptr;
+
+TEST_F(WindowsExeEndToEnd, AGpuPodGetsItsGpuAPlainPodPassesAndASecondGpuPodIsRefused) {
+  v1::VersionResponse version;
+  ASSERT_TRUE(client_->Version(&version, seconds(30)).ok()) << dxshim_->Log();
+  EXPECT_EQ(version.runtime_name(), "containerd");
+
+  std::string gpu_pod, gpu_container;
+  const auto gpu_config = RunPod("wine-gpu", true, &gpu_pod);
+  auto s = CreateAndStart(gpu_pod, gpu_config, &gpu_container);
+  ASSERT_TRUE(s.ok()) << s.error_message() << "\n" << dxshim_->Log();
+  EXPECT_EQ(Exec(gpu_container,
+                 "cat /usr/lib/dxshim/libdxgpu.so; test -c " + device_->path() + " && echo device")
+                .stdout_data(),
+            "from dxshim.exe\ndevice\n");
+
+  std::string plain_pod, plain_container;
+  const auto plain_config = RunPod("wine-plain", false, &plain_pod);
+  s = CreateAndStart(plain_pod, plain_config, &plain_container);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(Exec(plain_container, "ls /usr/lib/dxshim " + device_->path() + " 2>&1 | wc -l; echo")
+                .stdout_data(),
+            "2\n\n");  // two "No such file" lines: nothing was added
+  v1::ContainerStatusRequest status_request;
+  status_request.set_container_id(plain_container);
+  v1::ContainerStatusResponse status;
+  ASSERT_TRUE(
+      client_->runtime->ContainerStatus(Deadline(seconds(30)).get(), status_request, &status).ok());
+  EXPECT_EQ(status.status().mounts_size(), 0);
+
+  // The only GPU holds one pod: a second GPU pod is refused, with the reason.
+  std::string second_pod, second_container;
+  const auto second_config = RunPod("wine-gpu-2", true, &second_pod);
+  s = CreateAndStart(second_pod, second_config, &second_container);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+
+  for (const auto& pod : {gpu_pod, plain_pod, second_pod}) client_->RemovePod(pod);
+}
+
+TEST_F(WindowsExeEndToEnd, LargeMessagesPassBothWays) {
+  std::string pod, container;
+  const auto config = RunPod("wine-large", false, &pod);
+  ASSERT_TRUE(CreateAndStart(pod, config, &container).ok());
+  // 6 MiB from the runtime (an exec's output) ...
+  const auto big = Exec(container, "head -c 6291456 /dev/zero | tr '\\0' x").stdout_data();
+  EXPECT_EQ(big.size(), 6u << 20);  // sizes and a count, not 6 MiB in a failure message
+  EXPECT_EQ(std::count(big.begin(), big.end(), 'x'), 6 << 20);
+  // ... and 6 MiB to it (a label selector nothing matches).
+  v1::ListContainersRequest list;
+  (*list.mutable_filter()->mutable_label_selector())["big"] = std::string(6u << 20, 'y');
+  v1::ListContainersResponse listed;
+  const auto s = client_->runtime->ListContainers(Deadline(seconds(60)).get(), list, &listed);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(listed.containers_size(), 0);
+  client_->RemovePod(pod);
+}
+
+TEST_F(WindowsExeEndToEnd, TwoHundredConcurrentCallsAllSucceed) {
+  // 200 calls in flight at once, spread over 8 connections through the pipe.
+  std::vector<std::unique_ptr<CriClient>> connections;
+  connections.reserve(8);
+  for (int c = 0; c < 8; ++c) {
+    connections.push_back(std::make_unique<CriClient>(DialTarget(dxshim_->pipe_target())));
+  }
+  std::atomic<int> good{0};
+  std::mutex failures_mutex;
+  std::string failures;
+  std::vector<std::thread> callers;
+  callers.reserve(200);
+  for (int i = 0; i < 200; ++i) {
+    callers.emplace_back([&, i] {
+      v1::VersionResponse v;
+      const auto answer = connections[static_cast<std::size_t>(i % 8)]->Version(&v, seconds(60));
+      if (answer.ok() && v.runtime_name() == "containerd") {
+        ++good;
+      } else {
+        std::lock_guard lock(failures_mutex);
+        failures += std::to_string(answer.error_code()) + " " + answer.error_message() + "\n";
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(good, 200) << failures << dxshim_->Log();
+}
+
+TEST_F(WindowsExeEndToEnd, ADirectConnectionToTheInternalPortIsRefused) {
+  // dxshim.exe's gRPC server listens on loopback for the pipe's bridges only; any other local
+  // process must not get around the pipe's security descriptor.
+  CriClient direct(DialTarget(dxshim_->internal_target()));
+  v1::VersionResponse v;
+  const auto s = direct.Version(&v, seconds(30));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
+  // The pipe still serves.
+  EXPECT_TRUE(client_->Version(&v, seconds(30)).ok());
+}
+
+TEST_F(WindowsExeEndToEnd, ContainerdRestartIsUnavailableThenRecoversWithoutRestartingDxshim) {
+  v1::VersionResponse v;
+  ASSERT_TRUE(client_->Version(&v, seconds(30)).ok());
+  containerd_->Kill();
+  const auto down = client_->Version(&v, seconds(30));
+  EXPECT_EQ(down.error_code(), grpc::StatusCode::UNAVAILABLE) << down.error_message();
+  containerd_->Restart();
+  const bool back = WaitFor([&] { return client_->Version(&v, seconds(10)).ok(); }, seconds(90));
+  EXPECT_TRUE(back) << dxshim_->Log();
+  EXPECT_TRUE(dxshim_->running());
+  // And CRI work goes on: a pod runs.
+  std::string pod, container;
+  const auto config = RunPod("wine-after-restart", false, &pod);
+  EXPECT_TRUE(CreateAndStart(pod, config, &container).ok());
+  client_->RemovePod(pod);
+}
+
+}  // namespace
+}  // namespace dxshim::test
