@@ -5,7 +5,16 @@
 # build-windows-mingw/. Prints the two executables' paths.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-prefix=$(scripts/build-windows-deps.sh | tee /dev/stderr | tail -n 1)
+# Its output goes on to stderr as it comes (not `tee /dev/stderr`: reopening a log file that
+# stderr points to truncates it); its last line is the prefix.
+prefix=$(scripts/build-windows-deps.sh | {
+  last=
+  while IFS= read -r line; do
+    echo "$line" >&2
+    last=$line
+  done
+  echo "$last"
+})
 export DXSHIM_MINGW_PREFIX="$prefix"
 # A new prefix (other versions, script or patches): configure afresh, or CMake keeps finding the
 # old prefix's libraries in its cache.
