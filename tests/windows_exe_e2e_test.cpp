@@ -76,29 +76,12 @@ class WindowsExeEndToEnd : public testing::Test {
 
   grpc::Status CreateAndStart(const std::string& pod, const v1::PodSandboxConfig& config,
                               std::string* id) {
-    v1::CreateContainerRequest create;
-    create.set_pod_sandbox_id(pod);
-    *create.mutable_config() = SleepingBusybox("app");
-    *create.mutable_sandbox_config() = config;
-    v1::CreateContainerResponse created;
-    auto s = client_->runtime->CreateContainer(Deadline(seconds(60)).get(), create, &created);
-    if (!s.ok()) return s;
-    *id = created.container_id();
-    v1::StartContainerRequest start;
-    start.set_container_id(*id);
-    v1::StartContainerResponse started;
-    return client_->runtime->StartContainer(Deadline(seconds(60)).get(), start, &started);
+    return client_->CreateAndStart(pod, config, SleepingBusybox("app"), id);
   }
 
   v1::ExecSyncResponse Exec(const std::string& id, const std::string& script) {
-    v1::ExecSyncRequest exec;
-    exec.set_container_id(id);
-    exec.add_cmd("sh");
-    exec.add_cmd("-c");
-    exec.add_cmd(script);
-    exec.set_timeout(30);
     v1::ExecSyncResponse out;
-    const auto s = client_->runtime->ExecSync(Deadline(seconds(60)).get(), exec, &out);
+    const auto s = client_->Exec(id, script, &out);
     EXPECT_TRUE(s.ok()) << s.error_message() << "\n" << dxshim_->Log();
     return out;
   }

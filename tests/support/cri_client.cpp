@@ -65,6 +65,34 @@ void CriClient::RemovePod(const std::string& pod_id) {
   runtime->RemovePodSandbox(Deadline(std::chrono::seconds(30)).get(), remove, &removed);
 }
 
+grpc::Status CriClient::CreateAndStart(const std::string& pod,
+                                       const runtime::v1::PodSandboxConfig& sandbox,
+                                       const runtime::v1::ContainerConfig& config,
+                                       std::string* id) {
+  runtime::v1::CreateContainerRequest create;
+  create.set_pod_sandbox_id(pod);
+  *create.mutable_config() = config;
+  *create.mutable_sandbox_config() = sandbox;
+  runtime::v1::CreateContainerResponse created;
+  auto s = runtime->CreateContainer(Deadline(std::chrono::seconds(60)).get(), create, &created);
+  if (!s.ok()) return s;
+  *id = created.container_id();
+  runtime::v1::StartContainerRequest start;
+  start.set_container_id(*id);
+  runtime::v1::StartContainerResponse started;
+  return runtime->StartContainer(Deadline(std::chrono::seconds(60)).get(), start, &started);
+}
+
+grpc::Status CriClient::Exec(const std::string& id, const std::string& script,
+                             runtime::v1::ExecSyncResponse* out) {
+  runtime::v1::ExecSyncRequest exec;
+  exec.set_container_id(id);
+  for (const char* arg : {"sh", "-c"}) exec.add_cmd(arg);
+  exec.add_cmd(script);
+  exec.set_timeout(30);
+  return runtime->ExecSync(Deadline(std::chrono::seconds(60)).get(), exec, out);
+}
+
 grpc::Status CriClient::Raw(const std::string& method, const std::string& request,
                             std::string* response, std::chrono::milliseconds timeout) {
   auto ctx = Deadline(timeout);

@@ -27,6 +27,13 @@ class CriClient {
                        std::chrono::milliseconds timeout = std::chrono::seconds(10));
   // Stops and removes a pod (and with it its containers), ignoring "not found".
   void RemovePod(const std::string& pod_id);
+  // CreateContainer in `pod` (with its sandbox config, as kubelet sends it) and, when that
+  // worked, StartContainer; the first status that is not OK, else OK. Fills `id` once created.
+  grpc::Status CreateAndStart(const std::string& pod, const runtime::v1::PodSandboxConfig& sandbox,
+                              const runtime::v1::ContainerConfig& config, std::string* id);
+  // ExecSync of `sh -c SCRIPT` in container `id`.
+  grpc::Status Exec(const std::string& id, const std::string& script,
+                    runtime::v1::ExecSyncResponse* out);
   // A raw call of any method, request and response as bytes.
   grpc::Status Raw(const std::string& method, const std::string& request, std::string* response,
                    std::chrono::milliseconds timeout = std::chrono::seconds(10));

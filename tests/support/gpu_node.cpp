@@ -58,20 +58,7 @@ std::string GpuNodeTest::RunPod(const std::string& name, bool wants_gpu) {
 
 grpc::Status GpuNodeTest::CreateAndStart(const std::string& pod, const v1::ContainerConfig& config,
                                          std::string* id) {
-  v1::CreateContainerRequest create;
-  create.set_pod_sandbox_id(pod);
-  *create.mutable_config() = config;
-  *create.mutable_sandbox_config() = configs_[pod];
-  v1::CreateContainerResponse created;
-  auto s = client_->runtime->CreateContainer(Deadline(seconds(60)).get(), create, &created);
-  if (!s.ok()) return s;
-  *id = created.container_id();
-  v1::StartContainerRequest start;
-  start.set_container_id(*id);
-  v1::StartContainerResponse started;
-  const auto s2 = client_->runtime->StartContainer(Deadline(seconds(60)).get(), start, &started);
-  EXPECT_TRUE(s2.ok()) << s2.error_message();
-  return s;
+  return client_->CreateAndStart(pod, configs_[pod], config, id);
 }
 
 grpc::Status GpuNodeTest::CreateAndStart(const std::string& pod, std::string* id) {
@@ -109,13 +96,9 @@ void GpuNodeTest::WaitForResyncs(int count) {
 }
 
 v1::ExecSyncResponse GpuNodeTest::Exec(const std::string& id, const std::string& script) {
-  v1::ExecSyncRequest exec;
-  exec.set_container_id(id);
-  for (const char* arg : {"sh", "-c"}) exec.add_cmd(arg);
-  exec.add_cmd(script);
-  exec.set_timeout(20);
   v1::ExecSyncResponse out;
-  EXPECT_TRUE(client_->runtime->ExecSync(Deadline(seconds(30)).get(), exec, &out).ok());
+  const auto s = client_->Exec(id, script, &out);
+  EXPECT_TRUE(s.ok()) << s.error_message();
   return out;
 }
 

@@ -32,7 +32,7 @@ class GpuNodeTest : public testing::Test {
   // RunPodSandbox through dxshim; `wants_gpu` adds the annotation dxshim.io/gpu: "1".
   std::string RunPod(const std::string& name, bool wants_gpu);
   // CreateContainer through dxshim in `pod` (with the pod's sandbox config, as kubelet sends it)
-  // and, when that worked, StartContainer. Returns CreateContainer's status.
+  // and, when that worked, StartContainer. Returns the first status that is not OK.
   grpc::Status CreateAndStart(const std::string& pod, const runtime::v1::ContainerConfig& config,
                               std::string* id);
   // The same with a busybox sleeping for an hour, named "app".
