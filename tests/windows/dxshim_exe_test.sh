@@ -13,23 +13,8 @@ exe=${2:?}
 devices_exe=${3:?}
 fake_dxcore=${4:?}
 version=${5:?}
-if [ ! -f "$exe" ]; then
-  echo "dxshim_exe_test: $exe is missing: build it with scripts/build-windows.sh"
-  exit 1
-fi
-wine=$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)
-work=$(mktemp -d /tmp/dxshim-wine-XXXXXX)
-export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-trap '"$(dirname "$wine")/wineserver" -k 2>/dev/null; rm -rf "$work"' EXIT
-passes=0
-failures=0
-check() {  # check NAME CONDITION-RESULT [DETAIL]
-  if [ "$2" = 0 ]; then
-    passes=$((passes + 1)); echo "ok: $1"
-  else
-    failures=$((failures + 1)); echo "FAILED: $1"; [ -n "${3:-}" ] && printf '%s\n' "$3"
-  fi
-}
+source "$(dirname "$0")/wine_test_env.sh"
+need_exe "$exe"
 run() {  # run ARGS...: dxshim.exe's stdout in $work/out, stderr in $work/err, exit code in $code
   timeout 120 "$wine" "$exe" "$@" >"$work/out" 2>"$work/err"
   code=$?

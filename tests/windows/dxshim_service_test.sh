@@ -12,22 +12,8 @@ source_dir=${1:?usage: dxshim_service_test.sh SOURCE_DIR dxshim.exe driver.exe f
 exe=${2:?}
 driver=${3:?}
 fake_dxcore=${4:?}
-if [ ! -f "$exe" ]; then
-  echo "dxshim_service_test: $exe is missing: build it with scripts/build-windows.sh"
-  exit 1
-fi
-wine=$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)
-work=$(mktemp -d /tmp/dxshim-wine-XXXXXX)
-export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-trap '"$(dirname "$wine")/wineserver" -k 2>/dev/null; rm -rf "$work"' EXIT
-failures=0
-check() {  # check NAME CONDITION-RESULT [DETAIL]
-  if [ "$2" = 0 ]; then
-    echo "ok: $1"
-  else
-    failures=$((failures + 1)); echo "FAILED: $1"; [ -n "${3:-}" ] && printf '%s\n' "$3"
-  fi
-}
+source "$(dirname "$0")/wine_test_env.sh"
+need_exe "$exe"
 winpath() { printf 'Z:%s' "${1//\//\\}"; }
 
 pipe="dxshim-service-test-$$"

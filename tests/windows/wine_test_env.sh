@@ -1,0 +1,23 @@
+# Sourced by the shell tests that run the Windows build under wine: `need_exe PATH` refuses a
+# missing program with how to build it; then $wine (the launcher), $work (a temporary directory
+# with a private Wine prefix, removed with its wineserver on exit) and `check NAME RESULT [DETAIL]`
+# (prints ok/FAILED, counts $passes and $failures). Nothing runs under wine before the caller says.
+need_exe() {
+  if [ ! -f "$1" ]; then
+    echo "$(basename "$0"): $1 is missing: build it with scripts/build-windows.sh"
+    exit 1
+  fi
+}
+wine=$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)
+work=$(mktemp -d /tmp/dxshim-wine-XXXXXX)
+export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+trap '"$(dirname "$wine")/wineserver" -k 2>/dev/null; rm -rf "$work"' EXIT
+passes=0
+failures=0
+check() {  # check NAME CONDITION-RESULT [DETAIL]
+  if [ "$2" = 0 ]; then
+    passes=$((passes + 1)); echo "ok: $1"
+  else
+    failures=$((failures + 1)); echo "FAILED: $1"; [ -n "${3:-}" ] && printf '%s\n' "$3"
+  fi
+}
