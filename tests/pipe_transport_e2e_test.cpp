@@ -1,6 +1,6 @@
-// Real gRPC and a real containerd through dxshim's Windows named-pipe transport. No gRPC exists
-// for mingw here, so the Windows half runs under wine in the middle of a Linux CRI connection
-// (wine's sockets are the host's):
+// Real gRPC and a real containerd through dxshim's Windows named-pipe transport alone (the whole
+// dxshim.exe: windows_exe_e2e_test). The Windows half runs under wine in the middle of a Linux
+// CRI connection (wine's sockets are the host's):
 //   CRI client --TCP--> [wine: PipeForwarder --\\.\pipe\..--> PipeAcceptor] --TCP--> dxshim
 //   (Linux, listening on tcp://127.0.0.1:0) --unix--> containerd
 // On a Windows node the same bridges sit between kubelet's pipe and dxshim's gRPC server, and
