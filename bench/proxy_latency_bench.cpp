@@ -1,6 +1,9 @@
 // Added latency of a unary CRI call through dxshim versus the same call made directly to a real
 // containerd, measured in one run with the two paths interleaved call by call (so both see the
-// same machine load), plus dxshim's resident memory afterwards.
+// same machine load), plus dxshim's resident memory afterwards. Two dxshims are measured in the
+// same run: one serving kubelet's device plugin API to a test kubelet (registered, ListAndWatch
+// open: what a node runs) and one with --device-plugin false, so that the plugin's cost on the
+// relay path shows as a ratio.
 //
 // usage: proxy_latency_bench [--calls N] [--containers N]
 #include <algorithm>
@@ -15,6 +18,7 @@
 #include "tests/support/cri_client.h"
 #include "tests/support/dxshim_process.h"
 #include "tests/support/fake_runtime.h"
+#include "tests/support/test_kubelet.h"
 
 namespace {
 
@@ -52,8 +56,8 @@ long ContextSwitches(pid_t pid) {
 }
 
 template <typename Call>
-void Measure(const char* name, int calls, Call&& call, CriClient& direct, CriClient& proxied,
-             pid_t dxshim_pid) {
+Percentiles Measure(const char* name, int calls, Call&& call, CriClient& direct, CriClient& proxied,
+                    pid_t dxshim_pid) {
   for (int i = 0; i < 200; ++i) {  // warm both connections and caches
     call(direct);
     call(proxied);
@@ -80,6 +84,7 @@ void Measure(const char* name, int calls, Call&& call, CriClient& direct, CriCli
       "added p50 %6.1f us | ratio p50 %.3fx p99 %.3fx | dxshim context switches/call %.1f\n",
       name, sd.p50_us, sd.p99_us, sp.p50_us, sp.p99_us, sp.p50_us - sd.p50_us,
       sp.p50_us / sd.p50_us, sp.p99_us / sd.p99_us, switches);
+  return sp;
 }
 
 double RssMiB(pid_t pid) {
@@ -102,9 +107,26 @@ int main(int argc, char** argv) {
   }
   TempDir dir;
   Containerd containerd;
-  DxshimProcess dxshim(dir / "dxshim.sock", containerd.socket(), dir / "dxshim.log");
+  std::filesystem::create_directories(dir / "device-plugins");
+  TestKubelet kubelet(dir / "device-plugins");
+  const std::string inventory =
+      "inventory:" DXSHIM_SOURCE_DIR "/deploy/examples/inventories/hetero-node.yaml";
+  DxshimProcess dxshim(dir / "dxshim.sock", containerd.socket(), dir / "dxshim.log",
+                       {"--device-source", inventory, "--device-plugin-dir", dir / "device-plugins",
+                        "--max-containers-per-device", "4"});
+  DxshimProcess no_plugin(dir / "dxshim-no-plugin.sock", containerd.socket(),
+                          dir / "dxshim-no-plugin.log",
+                          {"--device-source", inventory, "--device-plugin", "false"});
   CriClient direct(containerd.socket());
   CriClient proxied(dxshim.socket());
+  CriClient proxied_no_plugin(no_plugin.socket());
+  const auto list = kubelet.WaitForDevices(
+      [](const std::vector<v1beta1::Device>& d) { return !d.empty(); }, std::chrono::seconds(30));
+  if (!list) {
+    std::fprintf(stderr, "the device plugin did not register with the test kubelet\n");
+    return 1;
+  }
+  std::printf("device plugin: registered, kubelet watching %zu device(s)\n", list->size());
 
   std::printf("setting up: 1 pod with %d containers in a real containerd...\n", containers);
   v1::RunPodSandboxRequest run;
@@ -129,23 +151,29 @@ int main(int argc, char** argv) {
   }
 
   std::printf("%d calls per path, paths interleaved\n", calls);
-  Measure(
-      "Version", calls,
-      [](CriClient& c) {
-        v1::VersionResponse r;
-        c.Version(&r);
-      },
-      direct, proxied, dxshim.process().pid());
+  const auto version = [](CriClient& c) {
+    v1::VersionResponse r;
+    c.Version(&r);
+  };
   std::size_t listed = 0;
+  const auto list_containers = [&](CriClient& c) {
+    v1::ListContainersResponse r;
+    c.runtime->ListContainers(Deadline(std::chrono::seconds(10)).get(), {}, &r);
+    listed = static_cast<std::size_t>(r.containers_size());
+  };
   const std::string list_name = "ListContainers(" + std::to_string(containers) + ")";
-  Measure(
-      list_name.c_str(), calls,
-      [&](CriClient& c) {
-        v1::ListContainersResponse r;
-        c.runtime->ListContainers(Deadline(std::chrono::seconds(10)).get(), {}, &r);
-        listed = static_cast<std::size_t>(r.containers_size());
-      },
-      direct, proxied, dxshim.process().pid());
+  const auto v_on = Measure("Version", calls, version, direct, proxied, dxshim.process().pid());
+  const auto v_off = Measure("Version, no plugin", calls, version, direct, proxied_no_plugin,
+                             no_plugin.process().pid());
+  const auto l_on =
+      Measure(list_name.c_str(), calls, list_containers, direct, proxied, dxshim.process().pid());
+  const auto l_off = Measure((list_name + ", no plugin").c_str(), calls, list_containers, direct,
+                             proxied_no_plugin, no_plugin.process().pid());
+  std::printf(
+      "device plugin on/off through dxshim: Version p50 %.3fx p99 %.3fx | %s p50 %.3fx p99 "
+      "%.3fx\n",
+      v_on.p50_us / v_off.p50_us, v_on.p99_us / v_off.p99_us, list_name.c_str(),
+      l_on.p50_us / l_off.p50_us, l_on.p99_us / l_off.p99_us);
   std::printf("ListContainers returned %zu containers\n", listed);
 
   // The same proxy in front of a minimal C++ gRPC server, to separate dxshim's own cost from
@@ -161,7 +189,9 @@ int main(int argc, char** argv) {
         c.Version(&r);
       },
       fake_direct, fake_proxied, fake_dxshim.process().pid());
-  std::printf("dxshim RSS after the run: %.1f MiB\n", RssMiB(dxshim.process().pid()));
+  std::printf("dxshim RSS after the run: %.1f MiB with the device plugin, %.1f MiB without\n",
+              RssMiB(dxshim.process().pid()), RssMiB(no_plugin.process().pid()));
   direct.RemovePod(pod.pod_sandbox_id());
-  return dxshim.Stop() == 0 ? 0 : 1;
+  const bool stopped = no_plugin.Stop() == 0;
+  return dxshim.Stop() == 0 && stopped ? 0 : 1;
 }

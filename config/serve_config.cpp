@@ -8,6 +8,7 @@
 
 #include "config/extra_runtime_files_config.h"
 #include "devices/inventory_file.h"
+#include "devices/node_labels.h"
 
 namespace dxshim::config {
 namespace {
@@ -131,6 +132,17 @@ const std::vector<Key>& KeyTable() {
        [](ServeConfig& c, std::string_view v) { c.resync_interval = ParseDuration(v); }},
       {"narrow-class-devices",
        [](ServeConfig& c, std::string_view v) { c.policy.narrow_class_devices = ParseBool(v); }},
+      {"device-plugin", [](ServeConfig& c, std::string_view v) { c.device_plugin = ParseBool(v); }},
+      {"device-plugin-dir",
+       [](ServeConfig& c, std::string_view v) { c.device_plugin_dir = std::string(v); }},
+      {"device-plugin-resource",
+       [](ServeConfig& c, std::string_view v) { c.device_plugin_resource = ParseResourceName(v); }},
+      {"node-feature-file",
+       [](ServeConfig& c, std::string_view v) {
+         c.node_feature_file = v == "-" ? "" : std::string(v);
+       }},
+      {"node-feature-file-remove",
+       [](ServeConfig& c, std::string_view v) { c.node_feature_file_remove = ParseBool(v); }},
       {"linux-system32-path",
        [](ServeConfig& c, std::string_view v) { c.linux_system32_path = ContainerPath(v); }},
       {"linux-syswow64-path",
@@ -226,6 +238,18 @@ bool ParseBool(std::string_view text) {
   if (text == "true") return true;
   if (text == "false") return false;
   throw ConfigError("'" + std::string(text) + "' is not true or false");
+}
+
+std::string ParseResourceName(std::string_view text) {
+  const auto slash = text.find('/');
+  const auto domain = slash == std::string_view::npos ? std::string_view() : text.substr(0, slash);
+  const bool reserved = domain == "kubernetes.io" || domain.ends_with(".kubernetes.io");
+  if (domain.empty() || reserved || !devices::IsLabelKey(text)) {
+    throw ConfigError("'" + std::string(text) +
+                      "' is not an extended resource name such as dxshim.io/gpu (a domain outside "
+                      "kubernetes.io, '/', a name of [A-Za-z0-9-_.])");
+  }
+  return std::string(text);
 }
 
 const char* ToString(Target t) { return t == Target::kWindows ? "windows" : "linux"; }

@@ -62,6 +62,20 @@ struct ServeConfig {
   // start-up, and soon after a request found every matching device in use).
   std::chrono::milliseconds resync_interval{30000};
 
+  // The kubelet device plugin dxshim also serves: one device of `device_plugin_resource` per pod
+  // slot, registered with kubelet's kubelet.sock in `device_plugin_dir` once that socket exists.
+  bool device_plugin = true;
+#ifdef _WIN32
+  std::string device_plugin_dir = "C:\\var\\lib\\kubelet\\device-plugins";
+#else
+  std::string device_plugin_dir = "/var/lib/kubelet/device-plugins";
+#endif
+  std::string device_plugin_resource = "dxshim.io/gpu";
+  // A Node Feature Discovery local feature file kept up to date with the node's GPU labels
+  // (empty, written "-": none); removed when dxshim stops only if node_feature_file_remove.
+  std::string node_feature_file;
+  bool node_feature_file_remove = false;
+
 #ifdef _WIN32
   Target target = Target::kWindows;
 #else
@@ -97,5 +111,7 @@ std::uint32_t ParseSocketMode(std::string_view text);
 std::chrono::milliseconds ParseDuration(std::string_view text);
 // "true" or "false".
 bool ParseBool(std::string_view text);
+// An extended resource name: "<domain>/<name>", the domain a DNS subdomain outside kubernetes.io.
+std::string ParseResourceName(std::string_view text);
 
 }  // namespace dxshim::config

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <set>
 
 #include "devices/inventory_file.h"
 #include "devices/runtime_files.h"
@@ -187,6 +188,31 @@ std::optional<DeviceRequest> ParseDeviceRequest(
     }
   }
   return r;
+}
+
+unsigned CountPluginSlots(const std::string& value) {
+  std::set<std::string> slots;
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    auto comma = value.find(',', start);
+    if (comma == std::string::npos) comma = value.size();
+    const auto slot = value.substr(start, comma - start);
+    const bool valid =
+        !slot.empty() && slot.size() <= 63 && std::all_of(slot.begin(), slot.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+        });
+    if (!valid || !slots.insert(slot).second) {
+      throw RequestError("annotation " + std::string(kPluginSlotsAnnotation) + "='" + value +
+                         "': '" + slot + "' is " + (valid ? "repeated" : "not a dxshim slot id"));
+    }
+    start = comma + 1;
+  }
+  if (slots.size() > kMaxCount) {
+    throw RequestError("annotation " + std::string(kPluginSlotsAnnotation) + ": " +
+                       std::to_string(slots.size()) + " slots, more than " +
+                       std::to_string(kMaxCount) + " GPUs");
+  }
+  return static_cast<unsigned>(slots.size());
 }
 
 bool AppliesTo(const DeviceRequest& request, const std::string& container) {

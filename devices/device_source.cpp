@@ -98,6 +98,7 @@ DeviceSnapshot::~DeviceSnapshot() {
     stopping_ = true;
   }
   stop_cv_.notify_all();
+  changed_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -131,10 +132,20 @@ bool DeviceSnapshot::Refresh() {
   next->generation = previous->generation + 1;
   spdlog::info("devices: {} changed: {} -> {} device(s)", source_->Name(), previous->devices.size(),
                next->devices.size());
-  std::lock_guard lock(mutex_);
-  generation_.store(next->generation, std::memory_order_release);
-  current_ = std::move(next);
+  {
+    std::lock_guard lock(mutex_);
+    generation_.store(next->generation, std::memory_order_release);
+    current_ = std::move(next);
+  }
+  changed_cv_.notify_all();
   return true;
+}
+
+std::uint64_t DeviceSnapshot::WaitForChange(std::uint64_t seen,
+                                            std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mutex_);
+  changed_cv_.wait_for(lock, timeout, [&] { return current_->generation != seen || stopping_; });
+  return current_->generation;
 }
 
 void DeviceSnapshot::StartBackgroundRefresh() {

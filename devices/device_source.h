@@ -69,6 +69,9 @@ class DeviceSnapshot {
   bool Refresh();
   // Refresh() every refresh_interval on a background thread until destruction.
   void StartBackgroundRefresh();
+  // Waits until the generation differs from `seen` or `timeout` passes; returns the generation
+  // then. For watchers (the device plugin's ListAndWatch, the node feature file).
+  std::uint64_t WaitForChange(std::uint64_t seen, std::chrono::milliseconds timeout) const;
 
  private:
   std::vector<Device> Prepare(const std::vector<Device>& devices) const;
@@ -80,6 +83,7 @@ class DeviceSnapshot {
   std::atomic<std::uint64_t> generation_{1};
   std::mutex refresh_mutex_;  // one Refresh() at a time
   std::condition_variable stop_cv_;
+  mutable std::condition_variable changed_cv_;
   bool stopping_ = false;
   std::thread thread_;
 };

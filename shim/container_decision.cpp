@@ -45,6 +45,31 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
   } catch (const devices::RequestError& e) {
     throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT, "dxshim: pod " + pod + ": " + e.what());
   }
+  // The extended resource (resources.limits): kubelet put what dxshim's device plugin answered
+  // to Allocate on this container. It says how many GPUs; the pod's annotations still say which.
+  const auto slots = config.annotations().find(std::string(devices::kPluginSlotsAnnotation));
+  if (slots != config.annotations().end()) {
+    unsigned count = 0;
+    try {
+      count = devices::CountPluginSlots(slots->second);
+    } catch (const devices::RequestError& e) {
+      throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT,
+                          "dxshim: pod " + pod + " container " + container + ": " + e.what());
+    }
+    const auto by_annotation = sandbox.annotations().find("dxshim.io/gpu");
+    if (wanted && by_annotation != sandbox.annotations().end() && wanted->count != count) {
+      throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT,
+                          "dxshim: pod " + pod + " container " + container +
+                              ": annotation dxshim.io/gpu asks for " +
+                              std::to_string(wanted->count) + " GPU(s) but the container's " +
+                              "resource limit gave it " + std::to_string(count) +
+                              "; drop the annotation or make them equal");
+    }
+    if (!wanted) wanted = devices::DeviceRequest{};
+    wanted->count = count;
+    // A container that asks by its resource limit is in scope whatever dxshim.io/containers says.
+    wanted->containers.clear();
+  }
   if (wanted && !devices::AppliesTo(*wanted, container)) {
     decision.why = "container " + container + " is not in dxshim.io/containers";
     wanted.reset();

@@ -72,16 +72,35 @@ class Reader {
 constexpr std::uint32_t kRequestConfig = 2;         // CreateContainerRequest.config
 constexpr std::uint32_t kRequestSandboxConfig = 3;  // CreateContainerRequest.sandbox_config
 constexpr std::uint32_t kConfigDevices = 8;         // ContainerConfig.devices
+constexpr std::uint32_t kConfigAnnotations = 10;    // ContainerConfig.annotations
 constexpr std::uint32_t kSandboxAnnotations = 7;    // PodSandboxConfig.annotations
 constexpr std::uint32_t kMapKey = 1;
 
+// Whether the map entry (a length-delimited map field's bytes) has a key `wanted` accepts;
 // nullopt on malformed input.
-std::optional<bool> HasDevice(std::string_view config) {
+template <typename Wanted>
+std::optional<bool> EntryKeyIs(std::string_view entry, const Wanted& wanted) {
+  Reader e(entry);
+  std::uint32_t field = 0;
+  std::string_view value;
+  while (e.Next(field, value)) {
+    if (field == kMapKey && wanted(value)) return true;
+  }
+  if (!e.ok()) return std::nullopt;
+  return false;
+}
+
+// A device kubelet put there, or the annotation dxshim's device plugin gave kubelet.
+std::optional<bool> HasDeviceOrSlots(std::string_view config) {
   Reader r(config);
   std::uint32_t field = 0;
   std::string_view bytes;
   while (r.Next(field, bytes)) {
     if (field == kConfigDevices) return true;
+    if (field != kConfigAnnotations) continue;
+    const auto slots = EntryKeyIs(
+        bytes, [](std::string_view key) { return key == devices::kPluginSlotsAnnotation; });
+    if (!slots || *slots) return slots;
   }
   if (!r.ok()) return std::nullopt;
   return false;
@@ -93,13 +112,9 @@ std::optional<bool> HasDxshimAnnotation(std::string_view sandbox_config) {
   std::string_view entry;
   while (r.Next(field, entry)) {
     if (field != kSandboxAnnotations) continue;
-    Reader e(entry);
-    std::uint32_t entry_field = 0;
-    std::string_view value;
-    while (e.Next(entry_field, value)) {
-      if (entry_field == kMapKey && value.starts_with(devices::kAnnotationPrefix)) return true;
-    }
-    if (!e.ok()) return std::nullopt;
+    const auto found = EntryKeyIs(
+        entry, [](std::string_view key) { return key.starts_with(devices::kAnnotationPrefix); });
+    if (!found || *found) return found;
   }
   if (!r.ok()) return std::nullopt;
   return false;
@@ -113,7 +128,7 @@ bool MayNeedDevices(std::string_view request) {
   std::string_view bytes;
   while (r.Next(field, bytes)) {
     std::optional<bool> found = false;
-    if (field == kRequestConfig) found = HasDevice(bytes);
+    if (field == kRequestConfig) found = HasDeviceOrSlots(bytes);
     if (field == kRequestSandboxConfig) found = HasDxshimAnnotation(bytes);
     if (!found || *found) return true;
   }

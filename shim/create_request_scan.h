@@ -1,5 +1,6 @@
 // A look at a serialized CreateContainerRequest without decoding it: does the pod carry a
-// dxshim.io/ annotation, or the container config any device? Only then does dxshim decode the
+// dxshim.io/ annotation, or the container config any device or the dxshim.io/plugin-slots
+// annotation of dxshim's device plugin? Only then does dxshim decode the
 // request; every other CreateContainer passes through untouched and unparsed.
 #pragma once
 

@@ -6,6 +6,7 @@
 #include "devices/device_source.h"
 #include "devices/device_table.h"
 #include "devices/inventory_file.h"
+#include "devices/node_labels.h"
 
 namespace dxshim {
 
@@ -19,7 +20,8 @@ int RunDevices(int argc, char** argv) {
       "in sysfs), windows (Windows build only), inventory:PATH (a YAML or JSON inventory file)")(
       "sysfs-root", po::value<std::string>()->default_value("/sys"),
       "root of sysfs for --source linux")(
-      "output", po::value<std::string>()->default_value("table"), "table, yaml or json")(
+      "output", po::value<std::string>()->default_value("table"),
+      "table, yaml, json or labels (node labels, key=value lines)")(
       "include-integrated", po::bool_switch(), "list integrated GPUs too")(
       "include-detachable", po::bool_switch(), "list detachable GPUs too");
   std::vector<devices::Device> found;
@@ -36,8 +38,8 @@ int RunDevices(int argc, char** argv) {
       return 0;
     }
     output = vm["output"].as<std::string>();
-    if (output != "table" && output != "yaml" && output != "json") {
-      throw std::invalid_argument("--output '" + output + "' is not table, yaml or json");
+    if (output != "table" && output != "yaml" && output != "json" && output != "labels") {
+      throw std::invalid_argument("--output '" + output + "' is not table, yaml, json or labels");
     }
     source = devices::MakeDeviceSource(vm["source"].as<std::string>(),
                                        vm["sysfs-root"].as<std::string>());
@@ -54,7 +56,9 @@ int RunDevices(int argc, char** argv) {
     std::cerr << "dxshim devices: " << e.what() << "\n";
     return 1;  // the source could not be read: discovery failed
   }
-  if (output == "yaml") {
+  if (output == "labels") {
+    std::cout << devices::FormatLabelLines(devices::NodeLabels(found));
+  } else if (output == "yaml") {
     std::cout << devices::WriteInventoryYaml(found);
   } else if (output == "json") {
     std::cout << devices::WriteInventoryJson(found);

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "shim/device_plugin_command.h"
 #include "shim/devices_command.h"
 #include "shim/rewrite_command.h"
 #include "shim/serve_command.h"
@@ -18,7 +19,8 @@ constexpr std::string_view kUsage = R"(usage: dxshim <command> [options]
 
 commands:
   serve     run the CRI proxy between kubelet and the container runtime
-  devices   list the node's GPUs (table, YAML or JSON)
+  devices   list the node's GPUs (table, YAML, JSON or node labels)
+  device-plugin  kubelet's device plugin for the GPUs alone (serve runs it itself)
   rewrite   show how a container config (crictl JSON) would be rewritten for its pod
   version   print the version
   help      show this text
@@ -38,6 +40,7 @@ int main(int argc, char** argv) {
   const std::string_view command = argc > 1 ? argv[1] : "";
   if (command == "serve") return dxshim::RunServe(argc - 1, argv + 1);
   if (command == "devices") return dxshim::RunDevices(argc - 1, argv + 1);
+  if (command == "device-plugin") return dxshim::RunDevicePlugin(argc - 1, argv + 1);
   if (command == "rewrite") return dxshim::RunRewrite(argc - 1, argv + 1);
   if (command == "version" || command == "--version") {
     std::cout << "dxshim " << DXSHIM_VERSION << "\n";

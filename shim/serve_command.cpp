@@ -10,11 +10,16 @@
 #include "config/serve_config.h"
 #include "devices/allocator.h"
 #include "devices/device_source.h"
+#ifndef _WIN32
+#include "shim/device_plugin/plugin_process.h"
+#endif
 #include "shim/gpu_interceptor.h"
 #include "shim/host_file_cache.h"
 #include "shim/ledger_sync.h"
 #include "shim/logging.h"
+#include "shim/node_feature_file.h"
 #include "shim/proxy_server.h"
+#include "shim/serve_options.h"
 #include "shim/stop_request.h"
 #ifdef _WIN32
 #include "shim/windows/pipe_transport.h"
@@ -49,6 +54,11 @@ const char* Describe(const std::string& key) {
   if (key == "deny-namespaces") return "namespaces that may not request GPUs (comma list)";
   if (key == "resync-interval") return "how often the GPU ledger is rebuilt from the runtime";
   if (key == "narrow-class-devices") return "narrow a class/<GUID> device to one GPU";
+  if (key == "device-plugin") return "serve kubelet's device plugin API (true/false)";
+  if (key == "device-plugin-dir") return "kubelet's device-plugin directory (kubelet.sock)";
+  if (key == "device-plugin-resource") return "extended resource to advertise (dxshim.io/gpu)";
+  if (key == "node-feature-file") return "keep this NFD feature file with GPU labels (- none)";
+  if (key == "node-feature-file-remove") return "remove the feature file on exit (true/false)";
   if (key == "linux-system32-path") return "linux target: container dir for System32 files";
   if (key == "linux-syswow64-path") return "linux target: container dir for SysWOW64 files";
   return "";
@@ -84,6 +94,12 @@ int CheckServe(const config::ServeConfig& cfg, const ProxyOptions& options) {
             << "  target   " << config::ToString(cfg.target) << ", "
             << cfg.policy.max_containers_per_device << " pod(s) per GPU, "
             << devices::ToString(cfg.policy.placement) << "\n"
+            << "  plugin   "
+            << (cfg.device_plugin ? cfg.device_plugin_resource + " via " + cfg.device_plugin_dir
+                                  : std::string("off"))
+            << "\n"
+            << "  labels   " << (cfg.node_feature_file.empty() ? "-" : cfg.node_feature_file)
+            << "\n"
             << "  log      " << (cfg.log_file.empty() ? "stderr" : cfg.log_file) << "\n";
   return 0;
 }
@@ -91,17 +107,8 @@ int CheckServe(const config::ServeConfig& cfg, const ProxyOptions& options) {
 // Reads flags and the config file into `cfg` and `options`; -1 to go on, else the exit code.
 int ParseServe(int argc, char** argv, config::ServeConfig& cfg, ProxyOptions& options) {
   try {
-    const auto desc = Options();
     po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    if (vm.count("help")) {
-      std::cout << desc << "\n";
-      return 0;
-    }
-    if (vm.count("config")) config::ApplyServeConfigFile(cfg, vm["config"].as<std::string>());
-    for (const auto& key : config::ServeKeys()) {
-      if (vm.count(key)) config::ApplyServeKey(cfg, key, vm[key].as<std::string>(), "--" + key);
-    }
+    if (!ReadServeOptions(argc, argv, Options(), config::ServeKeys(), cfg, vm)) return 0;
     const bool check = vm.count("check") > 0;
     InitLogging(cfg.log_level,
                 check ? LogDestination{}
@@ -142,19 +149,11 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
   // Devices: one snapshot, refreshed in the background; never discovered on a request's path.
   std::unique_ptr<devices::DeviceSnapshot> snapshot;
   try {
-    devices::SnapshotOptions snapshot_options;
-    snapshot_options.include_integrated = cfg.include_integrated;
-    snapshot_options.include_detachable = cfg.include_detachable;
-    snapshot_options.extra_runtime_files = cfg.extra_runtime_files;
-    snapshot_options.refresh_interval = cfg.device_refresh;
-    snapshot_options.tolerate_initial_failure = true;
-    snapshot = std::make_unique<devices::DeviceSnapshot>(
-        devices::MakeDeviceSource(cfg.device_source, cfg.sysfs_root), snapshot_options);
+    snapshot = OpenDeviceSnapshot(cfg);
   } catch (const std::exception& e) {
     spdlog::critical("device source: {}", e.what());
     return 2;
   }
-  snapshot->StartBackgroundRefresh();
   spdlog::info("devices: {} GPU(s) from {}, target {}, {} container(s) per GPU, {}",
                snapshot->Current()->devices.size(), cfg.device_source, ToString(cfg.target),
                cfg.policy.max_containers_per_device, ToString(cfg.policy.placement));
@@ -175,6 +174,52 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
   GpuInterceptor interceptor(*snapshot, allocator, target, &ledger);
   options.interceptor = &interceptor;
 
+  // Off the relay path: kubelet's device plugin API (its own process) and the node's labels.
+#ifndef _WIN32
+  std::unique_ptr<device_plugin::PluginProcess> plugin;
+  if (cfg.device_plugin) {
+    std::vector<std::string> args = {"device-plugin",
+                                     "--log-to-parent",
+                                     "--log-level",
+                                     cfg.log_level,
+                                     "--device-source",
+                                     cfg.device_source,
+                                     "--sysfs-root",
+                                     cfg.sysfs_root,
+                                     "--device-refresh",
+                                     std::to_string(cfg.device_refresh.count()) + "ms",
+                                     "--include-integrated",
+                                     cfg.include_integrated ? "true" : "false",
+                                     "--include-detachable",
+                                     cfg.include_detachable ? "true" : "false",
+                                     "--max-containers-per-device",
+                                     std::to_string(cfg.policy.max_containers_per_device),
+                                     "--device-plugin-dir",
+                                     cfg.device_plugin_dir,
+                                     "--device-plugin-resource",
+                                     cfg.device_plugin_resource};
+    plugin = std::make_unique<device_plugin::PluginProcess>(std::move(args));
+  }
+#else
+  if (cfg.device_plugin) {
+    // Kubelet's device-plugin sockets are AF_UNIX on Windows too, and gRPC 1.51 (the version
+    // this build links) has no AF_UNIX transport on Windows: see README, "Windows nodes".
+    spdlog::warn(
+        "device plugin: not served by the Windows build (gRPC 1.51 has no AF_UNIX on Windows); "
+        "pods ask for GPUs with dxshim.io/ annotations, nodes are selected by their labels");
+  }
+#endif
+  std::unique_ptr<NodeFeatureFile> feature_file;
+  if (!cfg.node_feature_file.empty()) {
+    try {
+      feature_file = std::make_unique<NodeFeatureFile>(cfg.node_feature_file, *snapshot,
+                                                       cfg.node_feature_file_remove);
+    } catch (const std::exception& e) {
+      spdlog::critical("cannot start: {}", e.what());
+      return 1;
+    }
+  }
+
   ProxyServer server(options);
   try {
     server.Start();
@@ -185,8 +230,14 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
     spdlog::critical("cannot start: {}", e.what());
     return 1;
   }
+#ifndef _WIN32
+  if (plugin) plugin->Start();
+#endif
   ready();
   spdlog::info("stopping: {}", stop.Wait());
+#ifndef _WIN32
+  if (plugin) plugin->Stop();
+#endif
   server.Shutdown();
 #ifdef _WIN32
   pipes->Stop();

@@ -75,6 +75,39 @@ TEST(ServeConfig, TheShippedExampleIsValidAndStatesTheDefaults) {
   EXPECT_EQ(c.linux_system32_path, defaults.linux_system32_path);
   EXPECT_EQ(c.linux_syswow64_path, defaults.linux_syswow64_path);
   EXPECT_EQ(c.extra_runtime_files, defaults.extra_runtime_files);
+  EXPECT_EQ(c.device_plugin, defaults.device_plugin);
+  EXPECT_EQ(c.device_plugin_dir, defaults.device_plugin_dir);
+  EXPECT_EQ(c.device_plugin_resource, defaults.device_plugin_resource);
+  EXPECT_EQ(c.node_feature_file, defaults.node_feature_file);
+  EXPECT_EQ(c.node_feature_file_remove, defaults.node_feature_file_remove);
+}
+
+TEST(ServeConfig, DevicePluginAndNodeLabelKeys) {
+  ServeConfig c;
+  EXPECT_TRUE(c.device_plugin);
+  EXPECT_EQ(c.device_plugin_resource, "dxshim.io/gpu");
+  ApplyServeKey(c, "device-plugin", "false", "--device-plugin");
+  ApplyServeKey(c, "device-plugin-dir", "/var/lib/k/dp", "--device-plugin-dir");
+  ApplyServeKey(c, "device-plugin-resource", "example.com/render-gpu", "--device-plugin-resource");
+  ApplyServeKey(c, "node-feature-file", "/etc/nfd/features.d/dxshim", "--node-feature-file");
+  ApplyServeKey(c, "node-feature-file-remove", "true", "--node-feature-file-remove");
+  EXPECT_FALSE(c.device_plugin);
+  EXPECT_EQ(c.device_plugin_dir, "/var/lib/k/dp");
+  EXPECT_EQ(c.device_plugin_resource, "example.com/render-gpu");
+  EXPECT_EQ(c.node_feature_file, "/etc/nfd/features.d/dxshim");
+  EXPECT_TRUE(c.node_feature_file_remove);
+  ApplyServeKey(c, "node-feature-file", "-", "--node-feature-file");
+  EXPECT_EQ(c.node_feature_file, "");
+  for (const char* bad : {"gpu", "kubernetes.io/gpu", "nvidia.kubernetes.io/gpu", "dxshim.io/",
+                          "Dxshim.io/gpu", "dxshim.io/gpu/x", "dxshim.io/-gpu"}) {
+    try {
+      ApplyServeKey(c, "device-plugin-resource", bad, "--device-plugin-resource");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("--device-plugin-resource"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(ServeConfig, EmptyFileKeepsDefaults) {

@@ -8,18 +8,12 @@
 #include "runtime/v1/api.grpc.pb.h"
 #include "shim/cri_methods.h"
 #include "shim/interceptor.h"
+#include "tests/support/pinned_fields.h"
 
 namespace {
 
+using dxshim::test::PinnedField;
 using google::protobuf::FieldDescriptor;
-
-struct PinnedField {
-  const char* message;
-  const char* field;
-  int number;
-  FieldDescriptor::Type type;
-  bool repeated;
-};
 
 // From k8s.io/cri-api pkg/apis/runtime/v1/api.proto (see ../shared/design.md section 3).
 constexpr PinnedField kPinned[] = {
@@ -67,19 +61,7 @@ constexpr PinnedField kPinned[] = {
     {"ContainerEventResponse", "containers_statuses", 5, FieldDescriptor::TYPE_MESSAGE, true},
 };
 
-TEST(CriApi, FieldNumbersMatchUpstream) {
-  const auto* pool = google::protobuf::DescriptorPool::generated_pool();
-  for (const auto& pin : kPinned) {
-    SCOPED_TRACE(std::string(pin.message) + "." + pin.field);
-    const auto* message = pool->FindMessageTypeByName(std::string("runtime.v1.") + pin.message);
-    ASSERT_NE(message, nullptr);
-    const auto* field = message->FindFieldByName(pin.field);
-    ASSERT_NE(field, nullptr);
-    EXPECT_EQ(field->number(), pin.number);
-    EXPECT_EQ(field->type(), pin.type);
-    EXPECT_EQ(field->is_repeated(), pin.repeated);
-  }
-}
+TEST(CriApi, FieldNumbersMatchUpstream) { dxshim::test::ExpectPinnedFields("runtime.v1", kPinned); }
 
 // Fields renamed because their CRI names are macros on Windows keep CRI's numbers and JSON names.
 TEST(CriApi, FieldsRenamedForWindowsKeepTheirCriJsonNames) {

@@ -1,6 +1,8 @@
 // `dxshim devices` as an operator runs it, on the example inventories.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "devices/inventory_file.h"
 #include "tests/support/dxshim_process.h"
 #include "tests/support/temp_dir.h"
@@ -43,6 +45,23 @@ TEST(DevicesCli, YamlAndJsonOutputReadBackAsTheSameDevices) {
     ASSERT_EQ(r.code, 0) << r.output;
     EXPECT_EQ(devices::ParseInventory(r.output, format), expected) << r.output;
   }
+}
+
+TEST(DevicesCli, LabelsOutputIsTheGoldenNodeLabels) {
+  TempDir dir;
+  for (const char* name : {"hetero-node", "intel-igpu"}) {
+    const auto r = Devices(dir, {"--source", "inventory:" + kInventories + "/" + name + ".yaml",
+                                 "--output", "labels"});
+    EXPECT_EQ(r.code, 0) << r.output;
+    std::ifstream golden(std::string(DXSHIM_SOURCE_DIR "/tests/golden/labels/") + name + ".labels");
+    const std::string expected((std::istreambuf_iterator<char>(golden)),
+                               std::istreambuf_iterator<char>());
+    EXPECT_EQ(r.output, expected) << name;
+  }
+  // Opting in to integrated GPUs labels them too, as serve would hand them out.
+  const auto r = Devices(dir, {"--source", "inventory:" + kInventories + "/intel-igpu.yaml",
+                               "--output", "labels", "--include-integrated"});
+  EXPECT_NE(r.output.find("dxshim.io/gpu.vendor.intel=true"), std::string::npos) << r.output;
 }
 
 TEST(DevicesCli, IntegratedAdaptersOnlyWhenAskedFor) {

@@ -146,6 +146,11 @@ TEST(PassThroughScan, DecodesOnlyWhatMayNeedDevices) {
   EXPECT_TRUE(MayNeedDevices(bytes));
   EXPECT_TRUE(MayNeedDevices(bytes.substr(0, bytes.size() - 3)));  // malformed: decoder decides
   EXPECT_FALSE(MayNeedDevices(""));
+  // The annotation dxshim's device plugin gives kubelet for the container (resources.limits).
+  auto by_limit = Request({});
+  (*by_limit.mutable_config()->mutable_annotations())["dxshim.io/plugin-slots"] = "gpu-1a2b3c4d-0";
+  by_limit.SerializeToString(&bytes);
+  EXPECT_TRUE(MayNeedDevices(bytes));
 }
 
 TEST(Decision, AnnotationsNeverNameAPathThatGetsMounted) {

@@ -129,13 +129,17 @@ const std::map<std::string, std::string> kPodInventories = {
     {"directml-hello", "mcdm-compute.yaml"},
     {"ffmpeg-nvenc", "nvidia-t4.yaml"},
     {"ffmpeg-quicksync", "intel-igpu.yaml"},
+    {"labels-resource-and-annotation", "hetero-node.yaml"},
     {"nvidia-smi", "nvidia-t4.yaml"},
     {"opencl-enumeration", "nvidia-t4.yaml"},
+    {"resource-limit", "nvidia-t4.yaml"},
     {"scoped-and-pinned", "hetero-node.yaml"},
     {"vulkan-info", "hetero-node.yaml"},
 };
 
-// What kubelet's CreateContainer would carry for one container of a pod, as crictl files.
+// What kubelet's CreateContainer would carry for one container of a pod, as crictl files. A
+// container with a dxshim.io/gpu resource limit carries what dxshim's device plugin answered to
+// kubelet's Allocate: that many plugin slots in the dxshim.io/plugin-slots annotation.
 void WriteCrictlFiles(const YAML::Node& pod, const YAML::Node& container, const TempDir& dir) {
   YAML::Emitter p;
   p << YAML::DoubleQuoted << YAML::Flow << YAML::BeginMap;
@@ -144,7 +148,7 @@ void WriteCrictlFiles(const YAML::Node& pod, const YAML::Node& container, const 
   p << YAML::Key << "namespace" << YAML::Value << "default";
   p << YAML::Key << "uid" << YAML::Value << "example-uid" << YAML::EndMap;
   p << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
-  for (const auto& kv : pod["metadata"]["annotations"]) {
+  for (const auto& kv : pod["metadata"]["annotations"]) {  // none: an empty map
     p << YAML::Key << kv.first.as<std::string>() << YAML::Value << kv.second.as<std::string>();
   }
   p << YAML::EndMap << YAML::EndMap;
@@ -157,7 +161,18 @@ void WriteCrictlFiles(const YAML::Node& pod, const YAML::Node& container, const 
     << container["image"].as<std::string>() << YAML::EndMap;
   c << YAML::Key << "command" << YAML::Value << YAML::BeginSeq;
   for (const auto& arg : container["command"]) c << arg.as<std::string>();
-  c << YAML::EndSeq << YAML::EndMap;
+  c << YAML::EndSeq;
+  const auto resources = container["resources"];
+  const auto limits = resources ? resources["limits"] : YAML::Node();
+  if (limits && limits["dxshim.io/gpu"]) {
+    std::string slots;
+    for (int i = 0; i < limits["dxshim.io/gpu"].as<int>(); ++i) {
+      slots += (i ? "," : "") + std::string("gpu-0e1f2a3b-") + std::to_string(i);
+    }
+    c << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap << YAML::Key
+      << "dxshim.io/plugin-slots" << YAML::Value << slots << YAML::EndMap;
+  }
+  c << YAML::EndMap;
   std::ofstream(dir / "container.json") << c.c_str();
 }
 

@@ -9,8 +9,11 @@
      to $env:ProgramData\dxshim\dxshim.yaml (an existing configuration is kept unless -Force).
   3. Registers the "dxshim" service (automatic start, depends on containerd) and makes kubelet
      depend on it, so dxshim starts before kubelet and stops after it.
-  4. Points kubelet at npipe://./pipe/dxshim (service command line, or its config file) and
-     restarts kubelet.
+  4. Points kubelet at npipe://./pipe/dxshim (service command line, or its config file), adds the
+     node's GPU labels (`dxshim.exe devices --output labels`: dxshim.io/gpu.*) to kubelet's
+     --node-labels unless -NoNodeLabels (Node Feature Discovery has no Windows worker), and
+     restarts kubelet. Kubelet applies --node-labels when it registers the node: a node that is
+     already registered gets them once with the `kubectl label` command the script prints.
   Everything it changes is recorded first in $env:ProgramData\dxshim\rollback.json; a failure
   rolls back, and -Uninstall restores from the same record. Running it again updates the binaries
   and changes nothing else.
@@ -34,6 +37,7 @@ param(
   [string]$Pipe = 'npipe://./pipe/dxshim',
   [switch]$Force,
   [switch]$AllowNoGpu,
+  [switch]$NoNodeLabels,
   [switch]$Uninstall,
   [switch]$Purge
 )
@@ -118,6 +122,26 @@ function Set-KubeletEndpoint([string]$Endpoint) {
   }
 }
 
+# The node's GPU labels as dxshim sees them, "key=value" each.
+function Get-GpuLabels {
+  $lines = & (Join-Path $InstallDir 'dxshim.exe') devices --output labels
+  if ($LASTEXITCODE -ne 0) { throw "dxshim.exe devices --output labels failed ($LASTEXITCODE)" }
+  @($lines | Where-Object { $_ -match '^dxshim\.io/[^=]+=[A-Za-z0-9._-]*$' })
+}
+
+# kubelet --node-labels on the service command line: dxshim.io/ labels replaced, others kept.
+function Set-KubeletNodeLabels([string[]]$Labels) {
+  $imagePath = (Get-ItemProperty $KubeletKey).ImagePath
+  $kept = @()
+  if ($imagePath -match '--node-labels[= ](\S+)') {
+    $kept = @($Matches[1].Trim('"').Split(',') | Where-Object { $_ -and $_ -notlike 'dxshim.io/*' })
+    $imagePath = $imagePath -replace '\s*--node-labels[= ]\S+', ''
+  }
+  $all = @($kept) + @($Labels)
+  if ($all.Count) { $imagePath = "$imagePath --node-labels=$($all -join ',')" }
+  Set-ItemProperty $KubeletKey -Name ImagePath -Value $imagePath
+}
+
 function Set-KubeletDependsOnDxshim {
   $deps = @((Get-Service kubelet).ServicesDependedOn | ForEach-Object Name)
   if ($deps -notcontains 'dxshim') { $deps += 'dxshim' }
@@ -183,8 +207,16 @@ try {
   Start-Service dxshim
   Set-KubeletDependsOnDxshim
 
-  Write-Step "pointing kubelet at $Pipe and restarting it"
+  Write-Step "pointing kubelet at $Pipe"
   Set-KubeletEndpoint $Pipe
+  if (-not $NoNodeLabels) {
+    $labels = Get-GpuLabels
+    Write-Step "adding the node's GPU labels to kubelet's --node-labels: $($labels -join ',')"
+    Set-KubeletNodeLabels $labels
+    Write-Host "   kubelet applies them when it registers the node; on a node that is already registered run once:"
+    Write-Host "   kubectl label node $($env:COMPUTERNAME.ToLower()) --overwrite $($labels -join ' ')"
+  }
+  Write-Step 'restarting kubelet'
   Restart-Service kubelet -Force
   Write-Step 'done'
 } catch {

@@ -44,6 +44,13 @@ result $? "no command aliases"
 result $? "one line ending throughout"
 grep -q '^\s*\[switch\]\$Uninstall' "$script"
 result $? "has -Uninstall"
+# The GPU labels go to kubelet's --node-labels from dxshim.exe itself, only dxshim.io/ ones are
+# replaced, and the step can be skipped.
+grep -q '^\s*\[switch\]\$NoNodeLabels' "$script" &&
+  grep -q "devices --output labels" "$script" &&
+  grep -q "notlike 'dxshim.io/\*'" "$script" &&
+  grep -q 'Set-KubeletNodeLabels \$labels' "$script"
+result $? "adds the GPU labels to --node-labels (replacing only dxshim.io/ ones), -NoNodeLabels skips"
 
 # Broken copies: an unbalanced brace, an unterminated string, an unclosed parenthesis.
 sed '0,/^}$/{/^}$/d}' "$script" >"$work/brace.ps1"

@@ -1,0 +1,80 @@
+// dxshim's kubelet device plugin: serves the DevicePlugin service on `<dir>/<endpoint>` and
+// registers it with kubelet's Registration service on `<dir>/kubelet.sock`. A watcher thread
+// keeps it registered across kubelet restarts: kubelet removes the sockets in its directory when
+// it starts and recreates kubelet.sock, so a vanished own socket or a new kubelet.sock means
+// serving again and registering again. Until kubelet.sock exists (no kubelet on this machine, or
+// not yet started) nothing is served and nothing is logged beyond one line.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "devices/device_source.h"
+#include "shim/device_plugin/plugin_slots.h"
+
+namespace grpc {
+class Server;
+}
+
+namespace dxshim::device_plugin {
+
+class DevicePluginService;
+
+struct DevicePluginOptions {
+  std::string dir;            // kubelet's device-plugin directory
+  std::string resource_name;  // e.g. dxshim.io/gpu
+  std::string endpoint = "dxshim.sock";
+  unsigned slots_per_gpu = 1;
+  std::chrono::milliseconds watch_interval{1000};
+};
+
+class DevicePluginServer {
+ public:
+  DevicePluginServer(DevicePluginOptions options, const devices::DeviceSnapshot& snapshot);
+  ~DevicePluginServer();
+  DevicePluginServer(const DevicePluginServer&) = delete;
+  DevicePluginServer& operator=(const DevicePluginServer&) = delete;
+
+  // Starts the watcher thread (serving and registering happen there).
+  void Start();
+  // Stops serving and removes the plugin's socket. Kubelet marks the resource's devices
+  // unhealthy when the plugin's stream ends, until a registration comes again.
+  void Stop();
+
+ private:
+  struct Serving;
+  struct FileId {
+    bool exists = false;
+    unsigned long long device = 0, inode = 0;
+    bool operator==(const FileId&) const = default;
+  };
+  static FileId Identify(const std::string& path);
+
+  void Watch();
+  bool EnsureServing();  // false when the socket cannot be served (logged)
+  void StopServing();
+  bool Register(std::string& error) const;
+
+  const DevicePluginOptions options_;
+  const devices::DeviceSnapshot& snapshot_;
+  PluginSlots slots_;
+  const std::string socket_path_;
+  const std::string kubelet_socket_;
+
+  std::unique_ptr<Serving> serving_;
+  FileId served_;
+  FileId registered_with_;  // kubelet.sock at the last successful registration
+  bool registered_ = false;
+  std::string last_error_;
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace dxshim::device_plugin

@@ -1,0 +1,208 @@
+#include "shim/device_plugin/device_plugin_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+#include "devices/device_request.h"
+
+namespace dxshim::device_plugin {
+namespace {
+
+v1beta1::ListAndWatchResponse ToResponse(const std::vector<PluginSlot>& slots) {
+  v1beta1::ListAndWatchResponse response;
+  for (const auto& slot : slots) {
+    auto* device = response.add_devices();
+    device->set_id(slot.id);
+    device->set_health(slot.healthy ? "Healthy" : "Unhealthy");
+  }
+  return response;
+}
+
+std::size_t Healthy(const std::vector<PluginSlot>& slots) {
+  return static_cast<std::size_t>(
+      std::count_if(slots.begin(), slots.end(), [](const PluginSlot& s) { return s.healthy; }));
+}
+
+grpc::ServerUnaryReactor* Done(grpc::CallbackServerContext* context, grpc::Status status) {
+  auto* reactor = context->DefaultReactor();
+  reactor->Finish(std::move(status));
+  return reactor;
+}
+
+}  // namespace
+
+// One write in flight at a time; a newer list replaces one still waiting (kubelet only needs the
+// latest). Deleted by gRPC's OnDone, after the service forgot it.
+class DevicePluginService::Watch final
+    : public grpc::ServerWriteReactor<v1beta1::ListAndWatchResponse> {
+ public:
+  Watch(DevicePluginService& service, const std::vector<PluginSlot>& slots) : service_(service) {
+    Push(slots);
+  }
+
+  void Push(const std::vector<PluginSlot>& slots) {
+    std::lock_guard lock(mutex_);
+    if (ending_) return;
+    pending_ = ToResponse(slots);
+    if (!writing_) WriteNextLocked();
+  }
+
+  // The service stops: finish once the write in flight (if any) is done.
+  void End() {
+    std::lock_guard lock(mutex_);
+    if (ending_) return;
+    ending_ = true;
+    if (!writing_) Finish(grpc::Status::OK);
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::lock_guard lock(mutex_);
+    writing_ = false;
+    if (!ok && !ending_) {  // kubelet went away
+      ending_ = true;
+      Finish(grpc::Status::OK);
+    } else if (ending_) {
+      Finish(grpc::Status::OK);
+    } else if (pending_) {
+      WriteNextLocked();
+    }
+  }
+
+  void OnCancel() override { End(); }
+
+  void OnDone() override {
+    service_.Forget(this);
+    delete this;
+  }
+
+ private:
+  void WriteNextLocked() {
+    in_flight_ = std::move(*pending_);
+    pending_.reset();
+    writing_ = true;
+    StartWrite(&in_flight_);
+  }
+
+  DevicePluginService& service_;
+  std::mutex mutex_;
+  std::optional<v1beta1::ListAndWatchResponse> pending_;
+  v1beta1::ListAndWatchResponse in_flight_;
+  bool writing_ = false;
+  bool ending_ = false;
+};
+
+DevicePluginService::DevicePluginService(const devices::DeviceSnapshot& snapshot,
+                                         PluginSlots& slots)
+    : snapshot_(snapshot), slots_(slots) {
+  current_ = slots_.For(*snapshot_.Current());
+  follower_ = std::thread([this] { FollowSnapshot(); });
+}
+
+DevicePluginService::~DevicePluginService() { Stop(); }
+
+void DevicePluginService::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    for (auto* watch : watches_) watch->End();
+  }
+  stop_cv_.notify_all();
+  if (follower_.joinable()) follower_.join();
+}
+
+void DevicePluginService::Forget(Watch* watch) {
+  std::lock_guard lock(mutex_);
+  watches_.erase(watch);
+}
+
+void DevicePluginService::FollowSnapshot() {
+  auto generation = snapshot_.Current()->generation;
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    lock.unlock();
+    const auto now = snapshot_.WaitForChange(generation, std::chrono::milliseconds(250));
+    lock.lock();
+    if (stopping_ || now == generation) continue;
+    generation = now;
+    auto slots = slots_.For(*snapshot_.Current());
+    if (slots == current_) continue;
+    current_ = std::move(slots);
+    spdlog::info("device plugin: devices changed: {} slot(s), {} healthy; telling {} watcher(s)",
+                 current_.size(), Healthy(current_), watches_.size());
+    for (auto* watch : watches_) watch->Push(current_);
+  }
+}
+
+grpc::ServerUnaryReactor* DevicePluginService::GetDevicePluginOptions(
+    grpc::CallbackServerContext* context, const v1beta1::Empty*,
+    v1beta1::DevicePluginOptions* response) {
+  // No PreStartContainer and no preferred allocation: slots are interchangeable, the GPUs are
+  // chosen at CreateContainer.
+  response->set_pre_start_required(false);
+  response->set_get_preferred_allocation_available(false);
+  return Done(context, grpc::Status::OK);
+}
+
+grpc::ServerWriteReactor<v1beta1::ListAndWatchResponse>* DevicePluginService::ListAndWatch(
+    grpc::CallbackServerContext*, const v1beta1::Empty*) {
+  std::lock_guard lock(mutex_);
+  auto* watch = new Watch(*this, current_);
+  watches_.insert(watch);
+  if (stopping_) watch->End();
+  spdlog::info("device plugin: kubelet is watching: {} slot(s), {} healthy", current_.size(),
+               Healthy(current_));
+  return watch;
+}
+
+grpc::ServerUnaryReactor* DevicePluginService::GetPreferredAllocation(
+    grpc::CallbackServerContext* context, const v1beta1::PreferredAllocationRequest* request,
+    v1beta1::PreferredAllocationResponse* response) {
+  // Not advertised (get_preferred_allocation_available is false); answered all the same with
+  // what kubelet must include, then the first available slots.
+  for (const auto& container : request->container_requests()) {
+    auto* out = response->add_container_responses();
+    std::set<std::string> chosen;
+    for (const auto& id : container.must_include_deviceids()) {
+      if (chosen.insert(id).second) out->add_deviceids(id);
+    }
+    for (const auto& id : container.available_deviceids()) {
+      if (out->deviceids_size() >= container.allocation_size()) break;
+      if (chosen.insert(id).second) out->add_deviceids(id);
+    }
+  }
+  return Done(context, grpc::Status::OK);
+}
+
+grpc::ServerUnaryReactor* DevicePluginService::Allocate(grpc::CallbackServerContext* context,
+                                                        const v1beta1::AllocateRequest* request,
+                                                        v1beta1::AllocateResponse* response) {
+  for (const auto& container : request->container_requests()) {
+    std::string slots;
+    for (const auto& id : container.devices_ids()) {
+      if (!slots_.Known(id)) {
+        return Done(context, {grpc::StatusCode::INVALID_ARGUMENT,
+                              "dxshim device plugin: '" + id + "' is not one of its devices"});
+      }
+      slots += (slots.empty() ? "" : ",") + id;
+    }
+    if (slots.empty()) {
+      return Done(context, {grpc::StatusCode::INVALID_ARGUMENT,
+                            "dxshim device plugin: a container request without devices"});
+    }
+    (*response->add_container_responses()
+          ->mutable_annotations())[std::string(devices::kPluginSlotsAnnotation)] = slots;
+  }
+  spdlog::debug("device plugin: allocated for {} container(s)", request->container_requests_size());
+  return Done(context, grpc::Status::OK);
+}
+
+grpc::ServerUnaryReactor* DevicePluginService::PreStartContainer(
+    grpc::CallbackServerContext* context, const v1beta1::PreStartContainerRequest*,
+    v1beta1::PreStartContainerResponse*) {
+  return Done(context, grpc::Status::OK);
+}
+
+}  // namespace dxshim::device_plugin

@@ -1,0 +1,46 @@
+#include "shim/device_plugin/plugin_slots.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+
+namespace dxshim::device_plugin {
+
+std::string PluginSlots::SlotId(const std::string& gpu_id, unsigned n) {
+  // FNV-1a: a short, stable name for a GPU id that can be longer than the 63 characters a
+  // device plugin's device ID may have (a PnP instance id).
+  std::uint32_t hash = 2166136261u;
+  for (const char c : gpu_id) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 16777619u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "gpu-%08x-%u", hash, n);
+  return buf;
+}
+
+std::vector<PluginSlot> PluginSlots::For(const devices::Inventory& inventory) {
+  std::lock_guard lock(mutex_);
+  for (const auto& d : inventory.devices) {
+    if (std::find(gpus_.begin(), gpus_.end(), d.id) == gpus_.end()) gpus_.push_back(d.id);
+  }
+  std::vector<PluginSlot> slots;
+  for (const auto& gpu : gpus_) {
+    const auto it = std::find_if(inventory.devices.begin(), inventory.devices.end(),
+                                 [&](const devices::Device& d) { return d.id == gpu; });
+    const bool healthy = it != inventory.devices.end() && it->present;
+    for (unsigned n = 0; n < slots_per_gpu_; ++n) {
+      PluginSlot slot{SlotId(gpu, n), gpu, healthy};
+      known_.insert(slot.id);
+      slots.push_back(std::move(slot));
+    }
+  }
+  return slots;
+}
+
+bool PluginSlots::Known(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  return known_.count(id) > 0;
+}
+
+}  // namespace dxshim::device_plugin

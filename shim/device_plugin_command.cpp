@@ -1,0 +1,89 @@
+#include "shim/device_plugin_command.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/program_options.hpp>
+#include <iostream>
+#ifdef __linux__
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#endif
+
+#include "config/serve_config.h"
+#include "devices/device_source.h"
+#include "shim/device_plugin/device_plugin_server.h"
+#include "shim/logging.h"
+#include "shim/serve_options.h"
+#include "shim/stop_request.h"
+
+namespace dxshim {
+namespace {
+
+namespace po = boost::program_options;
+
+// The serve keys that decide what the plugin advertises.
+const std::vector<std::string>& Keys() {
+  static const std::vector<std::string> keys = {"device-source",      "sysfs-root",
+                                                "device-refresh",     "include-integrated",
+                                                "include-detachable", "max-containers-per-device",
+                                                "device-plugin-dir",  "device-plugin-resource",
+                                                "log-level"};
+  return keys;
+}
+
+}  // namespace
+
+int RunDevicePlugin(int argc, char** argv) {
+  po::options_description desc(
+      "dxshim device-plugin [options]\n\nkubelet's device plugin for dxshim's GPUs (dxshim "
+      "serve runs it itself)\n\nOptions (a --config file of dxshim serve is read for the same "
+      "keys)");
+  desc.add_options()("help,h", "show this help")("config", po::value<std::string>(),
+                                                 "dxshim serve's YAML configuration file")(
+      "log-to-parent",
+      "log '<level> <message>' lines for dxshim serve to pass on, and stop "
+      "when it dies");
+  for (const auto& key : Keys()) {
+    desc.add_options()(key.c_str(), po::value<std::string>(), "as for serve");
+  }
+  config::ServeConfig cfg;
+  bool to_parent = false;
+  try {
+    po::variables_map vm;
+    if (!ReadServeOptions(argc, argv, desc, Keys(), cfg, vm)) return 0;
+    to_parent = vm.count("log-to-parent") > 0;
+    InitLogging(cfg.log_level);
+    if (to_parent) spdlog::set_pattern("%l %v");
+  } catch (const std::exception& e) {
+    std::cerr << "dxshim device-plugin: " << e.what() << "\n";
+    return 2;
+  }
+  StopRequest stop;  // before any thread
+#ifdef __linux__
+  if (to_parent) {
+    const auto parent = ::getppid();
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) return 0;  // serve is already gone
+  }
+#endif
+  std::unique_ptr<devices::DeviceSnapshot> snapshot;
+  try {
+    snapshot = OpenDeviceSnapshot(cfg);
+  } catch (const std::exception& e) {
+    spdlog::critical("device plugin: device source: {}", e.what());
+    return 2;
+  }
+  device_plugin::DevicePluginOptions options;
+  options.dir = cfg.device_plugin_dir;
+  options.resource_name = cfg.device_plugin_resource;
+  options.slots_per_gpu = cfg.policy.max_containers_per_device;
+  device_plugin::DevicePluginServer server(options, *snapshot);
+  server.Start();
+  const auto why = stop.Wait();
+  spdlog::debug("device plugin: stopping: {}", why);
+  server.Stop();
+  return 0;
+}
+
+}  // namespace dxshim

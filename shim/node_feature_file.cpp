@@ -1,0 +1,83 @@
+#include "shim/node_feature_file.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "devices/node_labels.h"
+
+namespace dxshim {
+namespace {
+
+std::string Render(const devices::Inventory& inventory) {
+  return "# Written by dxshim from the node's GPUs; rewritten when they change.\n" +
+         devices::FormatLabelLines(devices::NodeLabels(inventory.devices));
+}
+
+}  // namespace
+
+NodeFeatureFile::NodeFeatureFile(std::string path, const devices::DeviceSnapshot& snapshot,
+                                 bool remove_on_exit)
+    : path_(std::move(path)), snapshot_(snapshot), remove_on_exit_(remove_on_exit) {
+  written_ = Render(*snapshot_.Current());
+  Write(written_);
+  spdlog::info("node labels: wrote {}", path_);
+  thread_ = std::thread([this] { Follow(); });
+}
+
+NodeFeatureFile::~NodeFeatureFile() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+  if (remove_on_exit_) {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+    if (ec) spdlog::warn("node labels: cannot remove {}: {}", path_, ec.message());
+  }
+}
+
+void NodeFeatureFile::Write(const std::string& text) const {
+  const auto temp = path_ + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("node-feature-file " + path_ + ": cannot write " + temp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path_, ec);
+  if (ec) {
+    std::filesystem::remove(temp, ec);
+    throw std::runtime_error("node-feature-file " + path_ + ": cannot replace it: " + ec.message());
+  }
+}
+
+void NodeFeatureFile::Follow() {
+  auto generation = snapshot_.Current()->generation;
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    lock.unlock();
+    const auto now = snapshot_.WaitForChange(generation, std::chrono::milliseconds(250));
+    if (now != generation) {
+      generation = now;
+      auto text = Render(*snapshot_.Current());
+      if (text != written_) {
+        try {
+          Write(text);
+          written_ = std::move(text);
+          spdlog::info("node labels: devices changed, rewrote {}", path_);
+        } catch (const std::exception& e) {
+          spdlog::error("node labels: {}", e.what());
+        }
+      }
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace dxshim

@@ -1,0 +1,38 @@
+// Keeps a Node Feature Discovery local feature file (features.d/<file>: "name=value" lines) with
+// the node's GPU labels (devices/node_labels.h) current: written when dxshim starts and again
+// whenever the device snapshot changes what the labels say, always atomically (a temporary file
+// renamed over the old one), so that nfd-worker never reads half a file.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "devices/device_source.h"
+
+namespace dxshim {
+
+class NodeFeatureFile {
+ public:
+  // Throws std::runtime_error naming the path when the first write fails.
+  NodeFeatureFile(std::string path, const devices::DeviceSnapshot& snapshot, bool remove_on_exit);
+  ~NodeFeatureFile();
+  NodeFeatureFile(const NodeFeatureFile&) = delete;
+  NodeFeatureFile& operator=(const NodeFeatureFile&) = delete;
+
+ private:
+  void Write(const std::string& text) const;
+  void Follow();
+
+  const std::string path_;
+  const devices::DeviceSnapshot& snapshot_;
+  const bool remove_on_exit_;
+  std::string written_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace dxshim

@@ -1,0 +1,243 @@
+// dxshim as kubelet's device plugin, through a real containerd and real unix sockets: a test
+// kubelet (tests/support/test_kubelet.h; kubelet is the one part stood in for) sees dxshim
+// register dxshim.io/gpu, advertise one device per pod slot and follow the inventory file, and
+// allocates as the device manager does; the containers it then creates through dxshim (CRI
+// config carrying what Allocate returned, as kubelet sends it) get their GPU, and what dxshim
+// admits is exactly what it advertised. Kubelet and dxshim restarts lead to a new registration
+// and lose nothing held. The GPUs are device nodes the test makes (see test_gpu.h).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "tests/support/gpu_node.h"
+#include "tests/support/test_kubelet.h"
+
+namespace dxshim::test {
+namespace {
+
+namespace v1 = runtime::v1;
+using std::chrono::seconds;
+
+constexpr auto kWait = seconds(30);
+
+class DevicePlugin : public GpuNodeTest {
+ protected:
+  DevicePlugin() : plugin_dir_(dir_ / "device-plugins") {
+    std::filesystem::create_directories(plugin_dir_);
+  }
+
+  void Start(unsigned max_per_device) {
+    StartDxshim(max_per_device, {"--device-plugin-dir", plugin_dir_, "--device-refresh", "200ms",
+                                 "--resync-interval", "1s"});
+  }
+
+  // Waits for the list kubelet gets to have `total` devices, `healthy` of them healthy.
+  std::vector<v1beta1::Device> WaitForList(std::size_t total, std::size_t healthy) {
+    const auto list = kubelet_->WaitForDevices(
+        [&](const std::vector<v1beta1::Device>& d) {
+          return d.size() == total && HealthyCount(d) == healthy;
+        },
+        kWait);
+    EXPECT_TRUE(list.has_value()) << "kubelet never got " << total << " device(s), " << healthy
+                                  << " healthy; dxshim's log:\n"
+                                  << Log();
+    return list.value_or(std::vector<v1beta1::Device>{});
+  }
+
+  // Kubelet's flow for a pod whose container asks for `count` dxshim.io/gpu: admission
+  // (Allocate), then RunPodSandbox and CreateContainer with the response's annotations.
+  grpc::Status RunGpuPod(const std::string& name, unsigned count, std::string* container,
+                         std::vector<std::string>* slots = nullptr,
+                         const std::map<std::string, std::string>& pod_annotations = {}) {
+    std::map<std::string, std::string> from_plugin;
+    const auto admitted = kubelet_->Allocate(count, &from_plugin, slots);
+    if (!admitted.ok()) return admitted;
+    return CreateWith(name, from_plugin, container, pod_annotations);
+  }
+
+  grpc::Status CreateWith(const std::string& name,
+                          const std::map<std::string, std::string>& container_annotations,
+                          std::string* container,
+                          const std::map<std::string, std::string>& pod_annotations = {}) {
+    const auto pod = RunPod(name, false);
+    for (const auto& [k, v] : pod_annotations) (*configs_[pod].mutable_annotations())[k] = v;
+    auto config = SleepingBusybox("app");
+    for (const auto& [k, v] : container_annotations) (*config.mutable_annotations())[k] = v;
+    pods_[name] = pod;
+    return CreateAndStart(pod, config, container);
+  }
+
+  const std::string plugin_dir_;
+  std::unique_ptr<TestKubelet> kubelet_;
+  std::map<std::string, std::string> pods_;
+};
+
+TEST_F(DevicePlugin, RegistersItsResourceAndAdvertisesOneDevicePerPodSlot) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  WriteInventory(2);
+  Start(3);
+  const auto request = kubelet_->WaitForRegistration(1, kWait);
+  ASSERT_TRUE(request.has_value()) << Log();
+  EXPECT_EQ(request->version(), "v1beta1");
+  EXPECT_EQ(request->resource_name(), "dxshim.io/gpu");
+  EXPECT_EQ(request->endpoint(), "dxshim.sock");
+  EXPECT_FALSE(request->options().pre_start_required());
+  EXPECT_FALSE(request->options().get_preferred_allocation_available());
+  EXPECT_TRUE(std::filesystem::is_socket(plugin_dir_ + "/dxshim.sock"));
+  const auto list = WaitForList(6, 6);  // 2 GPUs x 3 pods per GPU
+  std::set<std::string> ids;
+  for (const auto& d : list) {
+    ids.insert(d.id());
+    EXPECT_LE(d.id().size(), 63u) << d.id();
+  }
+  EXPECT_EQ(ids.size(), 6u) << "device ids must be unique";
+
+  grpc::ClientContext context;
+  v1beta1::DevicePluginOptions options;
+  ASSERT_TRUE(kubelet_->PluginStub()->GetDevicePluginOptions(&context, {}, &options).ok());
+  EXPECT_FALSE(options.pre_start_required());
+}
+
+TEST_F(DevicePlugin, ListAndWatchFollowsTheInventoryAndMarksAVanishedGpuUnhealthy) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  WriteInventory(2);
+  Start(2);
+  const auto before = WaitForList(4, 4);
+  WriteInventory(1);  // the second GPU is gone (unplugged, or its driver failed)
+  const auto after = WaitForList(4, 2);
+  // The same ids: kubelet keeps its allocations and lowers the allocatable count.
+  for (std::size_t i = 0; i < before.size(); ++i) EXPECT_EQ(before[i].id(), after[i].id());
+  WriteInventory(2);  // back
+  WaitForList(4, 4);
+}
+
+TEST_F(DevicePlugin, AllocateAnswersWithTheSlotsAnnotationAndRefusesUnknownDevices) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  Start(2);
+  const auto list = WaitForList(2, 2);
+  v1beta1::AllocateResponse response;
+  ASSERT_TRUE(kubelet_->AllocateIds({list[0].id(), list[1].id()}, &response).ok());
+  ASSERT_EQ(response.container_responses_size(), 1);
+  const auto& annotations = response.container_responses(0).annotations();
+  ASSERT_EQ(annotations.count("dxshim.io/plugin-slots"), 1u);
+  EXPECT_EQ(annotations.at("dxshim.io/plugin-slots"), list[0].id() + "," + list[1].id());
+  EXPECT_TRUE(response.container_responses(0).mounts().empty());
+  EXPECT_TRUE(response.container_responses(0).devices().empty());
+
+  const auto refused = kubelet_->AllocateIds({"gpu-00000000-9"}, &response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find("gpu-00000000-9"), std::string::npos);
+}
+
+// The scheduler's count and dxshim's admission agree: every advertised slot can be had by a pod
+// through kubelet's flow, and no pod gets a GPU beyond them.
+TEST_F(DevicePlugin, TheAdvertisedCountIsExactlyWhatDxshimAdmits) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  WriteInventory(2);
+  Start(2);
+  const auto advertised = HealthyCount(WaitForList(4, 4));
+  std::map<std::string, int> per_gpu;
+  std::vector<std::string> slots_of_first;
+  for (std::size_t i = 0; i < advertised; ++i) {
+    std::string id;
+    const auto name = "gpu-" + std::to_string(i);
+    const auto s = RunGpuPod(name, 1, &id, i == 0 ? &slots_of_first : nullptr);
+    ASSERT_TRUE(s.ok()) << name << ": " << s.error_message() << "\n" << Log();
+    const auto gpu = DevicesOf(id);
+    ++per_gpu[gpu];
+    const auto out = Exec(id, "cat /usr/lib/dxshim/libdxgpu.so");
+    EXPECT_EQ(out.stdout_data(), "dxshim e2e runtime file\n") << name;
+  }
+  EXPECT_EQ(per_gpu.size(), 2u);
+  for (const auto& [gpu, pods] : per_gpu) EXPECT_EQ(pods, 2) << gpu;
+
+  // Kubelet has nothing left to give...
+  std::map<std::string, std::string> none;
+  EXPECT_FALSE(kubelet_->Allocate(1, &none).ok());
+  // ...and a pod that reached CreateContainer all the same (a slot handed out twice) is refused.
+  std::string id;
+  const auto over = CreateWith("over", {{"dxshim.io/plugin-slots", slots_of_first[0]}}, &id);
+  EXPECT_EQ(over.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << over.error_message();
+}
+
+TEST_F(DevicePlugin, AResourcePodIsRefinedByItsAnnotationsAndKeepsItsGpuAcrossRestarts) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  WriteInventory(2);
+  Start(1);
+  WaitForList(2, 2);
+  // Two GPUs by the resource limit, pinned by annotation to the second test GPU only: refused,
+  // naming why (the annotations refine which GPUs; they cannot add any).
+  std::string id;
+  std::vector<std::string> slots;
+  auto s = RunGpuPod("pinned", 2, &id, &slots, {{"dxshim.io/device", "0000:e2:00.1"}});
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
+  kubelet_->Free(slots);  // the pod is deleted
+  // An annotation count that disagrees with the limit is an error naming both.
+  s = RunGpuPod("disagree", 1, &id, &slots, {{"dxshim.io/gpu", "2"}});
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("resource limit gave it 1"), std::string::npos)
+      << s.error_message();
+  kubelet_->Free(slots);
+  // One GPU by the limit, refined by annotation to the second GPU.
+  std::map<std::string, std::string> from_plugin;
+  ASSERT_TRUE(kubelet_->Allocate(1, &from_plugin).ok());
+  s = CreateWith("refined", from_plugin, &id, {{"dxshim.io/device", "0000:e2:00.1"}});
+  ASSERT_TRUE(s.ok()) << s.error_message() << "\n" << Log();
+  EXPECT_EQ(DevicesOf(id), "0000:e2:00.1");
+  // The container restarts (kubelet reuses the allocation it checkpointed): the same GPU.
+  auto again = SleepingBusybox("app");
+  again.mutable_metadata()->set_attempt(1);
+  for (const auto& [k, v] : from_plugin) (*again.mutable_annotations())[k] = v;
+  std::string second;
+  ASSERT_TRUE(CreateAndStart(pods_["refined"], again, &second).ok()) << Log();
+  EXPECT_EQ(DevicesOf(second), "0000:e2:00.1");
+}
+
+TEST_F(DevicePlugin, RegistersAgainWhenKubeletRestarts) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  Start(1);
+  ASSERT_TRUE(kubelet_->WaitForRegistration(1, kWait)) << Log();
+  WaitForList(1, 1);
+  kubelet_->Restart();  // removes dxshim.sock and serves a new kubelet.sock
+  const auto again = kubelet_->WaitForRegistration(2, kWait);
+  ASSERT_TRUE(again.has_value()) << "no registration after kubelet restarted; log:\n" << Log();
+  EXPECT_EQ(again->resource_name(), "dxshim.io/gpu");
+  EXPECT_TRUE(std::filesystem::is_socket(plugin_dir_ + "/dxshim.sock"));
+  WaitForList(1, 1);  // kubelet's new ListAndWatch stream works
+  EXPECT_NE(Log().find("registering again"), std::string::npos);
+}
+
+TEST_F(DevicePlugin, WaitsForKubeletAndServesNothingBeforeIt) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_, /*start=*/false);
+  Start(1);
+  ASSERT_TRUE(
+      WaitFor([&] { return Log().find("waiting for kubelet") != std::string::npos; }, kWait))
+      << Log();
+  EXPECT_FALSE(std::filesystem::exists(plugin_dir_ + "/dxshim.sock"));
+  kubelet_->Start();
+  ASSERT_TRUE(kubelet_->WaitForRegistration(1, kWait)) << Log();
+  WaitForList(1, 1);
+}
+
+TEST_F(DevicePlugin, ADxshimRestartRegistersAgainAndKeepsWhatPodsHold) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  Start(1);
+  WaitForList(1, 1);
+  std::string first;
+  std::vector<std::string> slots;
+  ASSERT_TRUE(RunGpuPod("holder", 1, &first, &slots).ok()) << Log();
+  KillDxshim();
+  Start(1);
+  ASSERT_TRUE(kubelet_->WaitForRegistration(2, kWait)) << Log();
+  WaitForList(1, 1);
+  // The ledger came back from containerd: the slot's GPU is still held.
+  std::string id;
+  const auto over = CreateWith("over", {{"dxshim.io/plugin-slots", slots[0]}}, &id);
+  EXPECT_EQ(over.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << over.error_message();
+  // Stopping dxshim removes its socket: kubelet sees the plugin gone.
+  ASSERT_EQ(dxshim_->Stop(), 0);
+  EXPECT_FALSE(std::filesystem::exists(plugin_dir_ + "/dxshim.sock"));
+}
+
+}  // namespace
+}  // namespace dxshim::test

@@ -1,0 +1,82 @@
+// What the device plugin advertises: one slot per pod a GPU may hold, ids stable and valid as
+// kubelet device ids, and a GPU that vanishes keeps its slots as Unhealthy.
+#include "shim/device_plugin/plugin_slots.h"
+
+#include <gtest/gtest.h>
+
+#include "devices/device_request.h"
+
+namespace dxshim::device_plugin {
+namespace {
+
+devices::Inventory Node(std::initializer_list<const char*> ids) {
+  devices::Inventory inventory;
+  for (const char* id : ids) {
+    devices::Device d;
+    d.id = id;
+    inventory.devices.push_back(d);
+  }
+  return inventory;
+}
+
+TEST(PluginSlots, OneSlotPerPodAGpuMayHold) {
+  PluginSlots slots(3);
+  const auto list = slots.For(Node({"0000:01:00.0", "0000:02:00.0"}));
+  ASSERT_EQ(list.size(), 6u);
+  std::set<std::string> ids;
+  for (const auto& s : list) {
+    EXPECT_TRUE(s.healthy);
+    EXPECT_TRUE(slots.Known(s.id));
+    ids.insert(s.id);
+  }
+  EXPECT_EQ(ids.size(), 6u);
+  EXPECT_FALSE(slots.Known("gpu-00000000-0"));
+  // The ids are what the annotation that carries them accepts.
+  std::string joined;
+  for (const auto& id : ids) joined += (joined.empty() ? "" : ",") + id;
+  EXPECT_EQ(devices::CountPluginSlots(joined), 6u);
+}
+
+TEST(PluginSlots, IdsAreStableAndShortForLongPnpIds) {
+  const std::string pnp =
+      "PCI\\VEN_10DE&DEV_1EB8&SUBSYS_12A210DE&REV_A1\\4&2B8D0FB5&0&0018&SOMETHING-LONGER";
+  const auto id = PluginSlots::SlotId(pnp, 1);
+  EXPECT_EQ(id, PluginSlots::SlotId(pnp, 1));
+  EXPECT_NE(id, PluginSlots::SlotId(pnp, 0));
+  EXPECT_LE(id.size(), 63u);
+  EXPECT_TRUE(id.starts_with("gpu-")) << id;
+}
+
+TEST(PluginSlots, AVanishedOrAbsentGpuKeepsItsSlotsAsUnhealthy) {
+  PluginSlots slots(2);
+  const auto both = slots.For(Node({"a", "b"}));
+  const auto one = slots.For(Node({"a"}));
+  ASSERT_EQ(one.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(one[i].id, both[i].id);
+    EXPECT_EQ(one[i].healthy, one[i].gpu_id == "a") << one[i].id;
+  }
+  auto absent = Node({"a", "b"});
+  absent.devices[1].present = false;
+  const auto marked = slots.For(absent);
+  EXPECT_TRUE(marked[0].healthy);
+  EXPECT_FALSE(marked[3].healthy);
+  EXPECT_EQ(slots.For(Node({"a", "b"})), both);
+}
+
+TEST(PluginSlotsAnnotation, BadValuesAreErrorsNamingTheAnnotation) {
+  for (const char* bad : {"", "gpu-1,", "gpu-1,gpu-1", "GPU-1", "gpu 1", "../x"}) {
+    try {
+      devices::CountPluginSlots(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const devices::RequestError& e) {
+      EXPECT_NE(std::string(e.what()).find("dxshim.io/plugin-slots"), std::string::npos);
+    }
+  }
+  std::string many;
+  for (int i = 0; i < 17; ++i) many += (i ? ",gpu-" : "gpu-") + std::to_string(i);
+  EXPECT_THROW(devices::CountPluginSlots(many), devices::RequestError);
+}
+
+}  // namespace
+}  // namespace dxshim::device_plugin

@@ -1,0 +1,181 @@
+#include "tests/support/test_kubelet.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace dxshim::test {
+
+class TestKubelet::Registration final : public v1beta1::Registration::Service {
+ public:
+  explicit Registration(TestKubelet& kubelet) : kubelet_(kubelet) {}
+  grpc::Status Register(grpc::ServerContext*, const v1beta1::RegisterRequest* request,
+                        v1beta1::Empty*) override {
+    {
+      std::lock_guard lock(kubelet_.mutex_);
+      kubelet_.requests_.push_back(*request);
+    }
+    kubelet_.cv_.notify_all();
+    // Kubelet dials the endpoint and keeps a ListAndWatch stream open (on a thread of its own,
+    // which may reach the plugin before or after this answer does).
+    kubelet_.Watch(request->endpoint());
+    return grpc::Status::OK;
+  }
+
+ private:
+  TestKubelet& kubelet_;
+};
+
+TestKubelet::TestKubelet(std::string dir, bool start) : dir_(std::move(dir)) {
+  if (start) Start();
+}
+
+TestKubelet::~TestKubelet() { Stop(); }
+
+void TestKubelet::Start() {
+  service_ = std::make_unique<Registration>(*this);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("unix://" + dir_ + "/kubelet.sock", grpc::InsecureServerCredentials());
+  builder.RegisterService(service_.get());
+  server_ = builder.BuildAndStart();
+  if (!server_) throw std::runtime_error("test kubelet: cannot serve " + dir_ + "/kubelet.sock");
+}
+
+void TestKubelet::Stop() {
+  StopWatching();
+  if (server_) {
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    server_->Wait();
+    server_.reset();
+  }
+  std::error_code ec;
+  std::filesystem::remove(dir_ + "/kubelet.sock", ec);
+}
+
+void TestKubelet::Restart() {
+  Stop();
+  for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+    if (entry.is_socket()) std::filesystem::remove(entry.path());
+  }
+  {
+    std::lock_guard lock(mutex_);
+    devices_.clear();
+    lists_ = 0;
+  }
+  Start();
+}
+
+void TestKubelet::StopWatching() {
+  std::thread watcher;
+  {
+    std::lock_guard lock(mutex_);
+    if (watch_context_) watch_context_->TryCancel();
+    watcher.swap(watcher_);
+  }
+  if (watcher.joinable()) watcher.join();
+}
+
+void TestKubelet::Watch(std::string endpoint) {
+  StopWatching();  // a new registration replaces the previous plugin connection
+  auto context = std::make_shared<grpc::ClientContext>();
+  std::thread thread([this, endpoint, context] {
+    auto channel =
+        grpc::CreateChannel("unix://" + dir_ + "/" + endpoint, grpc::InsecureChannelCredentials());
+    auto stub = v1beta1::DevicePlugin::NewStub(channel);
+    auto reader = stub->ListAndWatch(context.get(), v1beta1::Empty());
+    v1beta1::ListAndWatchResponse response;
+    while (reader->Read(&response)) {
+      {
+        std::lock_guard lock(mutex_);
+        devices_.assign(response.devices().begin(), response.devices().end());
+        ++lists_;
+      }
+      cv_.notify_all();
+    }
+    reader->Finish();
+  });
+  std::lock_guard lock(mutex_);
+  watch_context_ = context;
+  watcher_ = std::move(thread);
+}
+
+std::optional<v1beta1::RegisterRequest> TestKubelet::WaitForRegistration(
+    std::size_t n, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  if (!cv_.wait_for(lock, timeout, [&] { return requests_.size() >= n; })) return std::nullopt;
+  return requests_[n - 1];
+}
+
+std::size_t TestKubelet::registrations() {
+  std::lock_guard lock(mutex_);
+  return requests_.size();
+}
+
+std::size_t TestKubelet::lists_received() {
+  std::lock_guard lock(mutex_);
+  return lists_;
+}
+
+std::unique_ptr<v1beta1::DevicePlugin::Stub> TestKubelet::PluginStub() {
+  std::string endpoint;
+  {
+    std::lock_guard lock(mutex_);
+    if (requests_.empty()) throw std::runtime_error("test kubelet: no plugin registered");
+    endpoint = requests_.back().endpoint();
+  }
+  return v1beta1::DevicePlugin::NewStub(
+      grpc::CreateChannel("unix://" + dir_ + "/" + endpoint, grpc::InsecureChannelCredentials()));
+}
+
+grpc::Status TestKubelet::AllocateIds(const std::vector<std::string>& ids,
+                                      v1beta1::AllocateResponse* out) {
+  v1beta1::AllocateRequest request;
+  auto* container = request.add_container_requests();
+  for (const auto& id : ids) container->add_devices_ids(id);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  return PluginStub()->Allocate(&context, request, out);
+}
+
+grpc::Status TestKubelet::Allocate(unsigned count, std::map<std::string, std::string>* annotations,
+                                   std::vector<std::string>* devices) {
+  std::vector<std::string> chosen;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& d : devices_) {
+      if (chosen.size() == count) break;
+      if (d.health() == "Healthy" && !allocated_.count(d.id())) chosen.push_back(d.id());
+    }
+  }
+  if (chosen.size() < count) {
+    return {grpc::StatusCode::RESOURCE_EXHAUSTED,
+            "test kubelet: UnexpectedAdmissionError: requested " + std::to_string(count) +
+                ", available " + std::to_string(chosen.size())};
+  }
+  v1beta1::AllocateResponse response;
+  const auto status = AllocateIds(chosen, &response);
+  if (!status.ok()) return status;
+  if (response.container_responses_size() != 1) {
+    return {grpc::StatusCode::INTERNAL, "test kubelet: not one container response"};
+  }
+  const auto& r = response.container_responses(0);
+  annotations->insert(r.annotations().begin(), r.annotations().end());
+  {
+    std::lock_guard lock(mutex_);
+    allocated_.insert(chosen.begin(), chosen.end());
+  }
+  if (devices) *devices = chosen;
+  return grpc::Status::OK;
+}
+
+void TestKubelet::Free(const std::vector<std::string>& devices) {
+  std::lock_guard lock(mutex_);
+  for (const auto& d : devices) allocated_.erase(d);
+}
+
+std::size_t HealthyCount(const std::vector<v1beta1::Device>& devices) {
+  return static_cast<std::size_t>(
+      std::count_if(devices.begin(), devices.end(),
+                    [](const v1beta1::Device& d) { return d.health() == "Healthy"; }));
+}
+
+}  // namespace dxshim::test
