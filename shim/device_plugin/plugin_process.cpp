@@ -61,13 +61,18 @@ pid_t PluginProcess::Spawn(int& log_fd) {
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-  std::vector<std::string> argv_strings = {"/proc/self/exe"};
+  // This very binary, under its own name (so that ps shows "dxshim device-plugin ...").
+  char self[4096];
+  const auto length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  const std::string binary = length > 0 ? std::string(self, static_cast<std::size_t>(length))
+                                        : std::string("/proc/self/exe");
+  std::vector<std::string> argv_strings = {binary};
   argv_strings.insert(argv_strings.end(), args_.begin(), args_.end());
   std::vector<char*> argv;
   for (auto& a : argv_strings) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = -1;
-  const int error = posix_spawn(&pid, "/proc/self/exe", &actions, &attr, argv.data(), environ);
+  const int error = posix_spawn(&pid, binary.c_str(), &actions, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   ::close(pipe_fds[1]);
