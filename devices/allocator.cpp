@@ -323,11 +323,15 @@ void Allocator::BeginResync() {
   journal_.clear();
 }
 
+bool HoldsDevices(const RuntimeRecord& runtime, const RecordedContainer& container) {
+  return !container.exited || runtime.ready_sandboxes.count(container.sandbox_id) > 0;
+}
+
 ResyncOutcome Allocator::FinishResync(const RuntimeRecord& runtime) {
   std::lock_guard lock(mutex_);
   std::map<std::string, Hold> rebuilt;
   for (const auto& c : runtime.containers) {
-    if (c.exited && runtime.ready_sandboxes.count(c.sandbox_id) == 0) continue;
+    if (!HoldsDevices(runtime, c)) continue;
     auto& hold = rebuilt[c.sandbox_id];
     Merge(hold, c.device_ids, c.exclusive);
     hold.committed = true;

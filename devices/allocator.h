@@ -55,6 +55,8 @@ struct RecordedContainer {
   std::vector<std::string> device_ids;
   bool exclusive = false;
   bool exited = false;  // known to have exited (any other state may still run)
+  // The device plugin slots kubelet gave it (its dxshim.io/plugin-slots annotation), if any.
+  std::vector<std::string> plugin_slots;
 };
 
 // What the ledger is rebuilt from: the runtime's sandboxes that are ready, and its containers
@@ -65,6 +67,9 @@ struct RuntimeRecord {
   std::set<std::string> ready_sandboxes;
   std::vector<RecordedContainer> containers;
 };
+
+// Whether `container` makes its sandbox hold devices: the rule FinishResync applies.
+bool HoldsDevices(const RuntimeRecord& runtime, const RecordedContainer& container);
 
 // What a resync changed, for the log.
 struct ResyncOutcome {

@@ -11,8 +11,11 @@
 #endif
 
 #include "config/serve_config.h"
+#include "devices/allocator.h"
 #include "devices/device_source.h"
 #include "shim/device_plugin/device_plugin_server.h"
+#include "shim/endpoint.h"
+#include "shim/ledger_sync.h"
 #include "shim/logging.h"
 #include "shim/serve_options.h"
 #include "shim/stop_request.h"
@@ -28,7 +31,8 @@ const std::vector<std::string>& Keys() {
                                                 "device-refresh",     "include-integrated",
                                                 "include-detachable", "max-containers-per-device",
                                                 "device-plugin-dir",  "device-plugin-resource",
-                                                "log-level"};
+                                                "log-level",          "runtime",
+                                                "resync-interval"};
   return keys;
 }
 
@@ -79,9 +83,28 @@ int RunDevicePlugin(int argc, char** argv) {
   options.resource_name = cfg.device_plugin_resource;
   options.slots_per_gpu = cfg.policy.max_containers_per_device;
   device_plugin::DevicePluginServer server(options, *snapshot);
+  // The same record of the runtime serve's ledger is rebuilt from: the slots that pods the
+  // scheduler does not count hold (annotation-only, exclusive) are advertised as Unhealthy.
+  devices::Allocator ledger(cfg.policy);
+  std::unique_ptr<LedgerSync> sync;
+  try {
+    sync = std::make_unique<LedgerSync>(
+        ParseEndpoint(cfg.runtime), ledger, cfg.resync_interval,
+        [&server,
+         slots = cfg.policy.max_containers_per_device](const devices::RuntimeRecord& record) {
+          server.SetGap(device_plugin::FindSchedulerGap(record, slots));
+        },
+        "device plugin: runtime record");
+  } catch (const std::exception& e) {
+    spdlog::critical("device plugin: runtime {}: {}", cfg.runtime, e.what());
+    return 2;
+  }
+  sync->SyncOnce(std::chrono::milliseconds(3000), /*wait_for_runtime=*/false);
+  sync->Start();
   server.Start();
   const auto why = stop.Wait();
   spdlog::debug("device plugin: stopping: {}", why);
+  sync.reset();
   server.Stop();
   return 0;
 }

@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "devices/device_request.h"
 #include "shim/injection.h"
 #include "shim/runtime_channel.h"
 
@@ -32,15 +33,24 @@ devices::RuntimeRecord ReadRuntimeRecord(const runtime::v1::ListPodSandboxRespon
     r.exclusive = sharing != c.labels().end() && sharing->second == "exclusive";
     // One in an unknown state may still run.
     r.exited = c.state() == runtime::v1::CONTAINER_EXITED;
+    const auto slots = c.annotations().find(std::string(devices::kPluginSlotsAnnotation));
+    if (slots != c.annotations().end()) {
+      std::stringstream list(slots->second);
+      for (std::string slot; std::getline(list, slot, ',');) {
+        if (!slot.empty()) r.plugin_slots.push_back(slot);
+      }
+    }
     record.containers.push_back(std::move(r));
   }
   return record;
 }
 
 LedgerSync::LedgerSync(const Endpoint& runtime, devices::Allocator& allocator,
-                       std::chrono::milliseconds interval)
+                       std::chrono::milliseconds interval, Observer observer, std::string name)
     : allocator_(allocator),
       interval_(interval),
+      observer_(std::move(observer)),
+      name_(std::move(name)),
       stub_(runtime::v1::RuntimeService::NewStub(
           DialRuntime(runtime, std::chrono::milliseconds(1000)))) {}
 
@@ -93,27 +103,30 @@ bool LedgerSync::SyncOnce(std::chrono::milliseconds timeout, bool wait_for_runti
     }
     if (!failing_) {
       spdlog::warn(
-          "ledger: cannot list the runtime's sandboxes and containers (GPU requests wait until "
+          "{}: cannot list the runtime's sandboxes and containers (GPU requests wait until "
           "it can): {}",
-          status.error_message());
+          name_, status.error_message());
     }
     failing_ = true;
     return false;
   }
-  if (failing_) spdlog::info("ledger: the runtime's sandboxes and containers can be listed again");
+  if (failing_)
+    spdlog::info("{}: the runtime's sandboxes and containers can be listed again", name_);
   failing_ = false;
   const bool first = !allocator_.synced();
-  const auto outcome = allocator_.FinishResync(ReadRuntimeRecord(sandboxes, containers));
+  const auto record = ReadRuntimeRecord(sandboxes, containers);
+  const auto outcome = allocator_.FinishResync(record);
+  if (observer_) observer_(record);
   for (const auto& freed : outcome.freed) {
     std::string ids;
     for (const auto& id : freed.device_ids) ids += (ids.empty() ? "" : ",") + id;
-    spdlog::info("ledger: sandbox {} is stopped or gone: GPU(s) {} free", freed.sandbox_id, ids);
+    spdlog::info("{}: sandbox {} is stopped or gone: GPU(s) {} free", name_, freed.sandbox_id, ids);
   }
   if (first) {
-    spdlog::info("ledger: {} pod(s) hold GPUs ({} sandboxes, {} containers listed)",
+    spdlog::info("{}: {} pod(s) hold GPUs ({} sandboxes, {} containers listed)", name_,
                  outcome.holding, sandboxes.items_size(), containers.containers_size());
   } else {
-    spdlog::debug("ledger: resynced, {} pod(s) hold GPUs", outcome.holding);
+    spdlog::debug("{}: resynced, {} pod(s) hold GPUs", name_, outcome.holding);
   }
   return true;
 }

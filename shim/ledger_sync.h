@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -27,8 +28,12 @@ devices::RuntimeRecord ReadRuntimeRecord(const runtime::v1::ListPodSandboxRespon
 
 class LedgerSync {
  public:
+  // Called after each resync with what the runtime said (the device plugin's view of it).
+  using Observer = std::function<void(const devices::RuntimeRecord&)>;
+  // `name` starts its log lines.
   LedgerSync(const Endpoint& runtime, devices::Allocator& allocator,
-             std::chrono::milliseconds interval);
+             std::chrono::milliseconds interval, Observer observer = {},
+             std::string name = "ledger");
   ~LedgerSync();
   LedgerSync(const LedgerSync&) = delete;
   LedgerSync& operator=(const LedgerSync&) = delete;
@@ -44,6 +49,8 @@ class LedgerSync {
  private:
   devices::Allocator& allocator_;
   std::chrono::milliseconds interval_;
+  Observer observer_;
+  std::string name_;
   std::unique_ptr<runtime::v1::RuntimeService::Stub> stub_;
   std::mutex mutex_;
   std::condition_variable cv_;

@@ -197,7 +197,11 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
                                      "--device-plugin-dir",
                                      cfg.device_plugin_dir,
                                      "--device-plugin-resource",
-                                     cfg.device_plugin_resource};
+                                     cfg.device_plugin_resource,
+                                     "--runtime",
+                                     cfg.runtime,
+                                     "--resync-interval",
+                                     std::to_string(cfg.resync_interval.count()) + "ms"};
     plugin = std::make_unique<device_plugin::PluginProcess>(std::move(args));
   }
 #else

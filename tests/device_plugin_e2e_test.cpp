@@ -160,6 +160,40 @@ TEST_F(DevicePlugin, TheAdvertisedCountIsExactlyWhatDxshimAdmits) {
   EXPECT_EQ(over.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << over.error_message();
 }
 
+// Pods the scheduler does not count (annotation only; exclusive, which takes all of its GPU's
+// slots) lower the healthy count by what they hold, so that kubelet still admits exactly what
+// dxshim will: nothing more once every slot is used, one more as soon as one is freed.
+TEST_F(DevicePlugin, PodsTheSchedulerDoesNotCountTakeTheirSlotsOutOfTheCount) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  WriteInventory(2);
+  Start(2);
+  WaitForList(4, 4);
+  std::string a, b, c, id;
+  ASSERT_TRUE(CreateWith("by-annotation", {}, &a, {{"dxshim.io/gpu", "1"}}).ok()) << Log();
+  WaitForList(4, 3);
+  ASSERT_TRUE(
+      CreateWith("exclusive", {}, &b, {{"dxshim.io/gpu", "1"}, {"dxshim.io/sharing", "exclusive"}})
+          .ok())
+      << Log();
+  WaitForList(4, 1);  // 1 + 2 of the 4 slots taken outside the scheduler's count
+  std::vector<std::string> slots;
+  ASSERT_TRUE(RunGpuPod("by-limit", 1, &c, &slots).ok()) << Log();
+  EXPECT_EQ(DevicesOf(c), DevicesOf(a));  // the only GPU with room
+  // Full: kubelet has no slot left, and dxshim refuses a pod that got one anyway.
+  std::map<std::string, std::string> none;
+  EXPECT_FALSE(kubelet_->Allocate(1, &none).ok());
+  const auto over = CreateWith("over", {{"dxshim.io/plugin-slots", slots[0]}}, &id);
+  EXPECT_EQ(over.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << over.error_message();
+  // The annotation pod goes: its slot comes back.
+  v1::StopPodSandboxRequest stop;
+  stop.set_pod_sandbox_id(pods_["by-annotation"]);
+  v1::StopPodSandboxResponse stopped;
+  ASSERT_TRUE(client_->runtime->StopPodSandbox(Deadline(seconds(60)).get(), stop, &stopped).ok());
+  WaitForList(4, 2);
+  ASSERT_TRUE(RunGpuPod("next", 1, &id).ok()) << Log();
+  EXPECT_EQ(DevicesOf(id), DevicesOf(c));
+}
+
 TEST_F(DevicePlugin, AResourcePodIsRefinedByItsAnnotationsAndKeepsItsGpuAcrossRestarts) {
   kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
   WriteInventory(2);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "devices/device_request.h"
 
 namespace dxshim::device_plugin {
@@ -62,6 +64,56 @@ TEST(PluginSlots, AVanishedOrAbsentGpuKeepsItsSlotsAsUnhealthy) {
   EXPECT_TRUE(marked[0].healthy);
   EXPECT_FALSE(marked[3].healthy);
   EXPECT_EQ(slots.For(Node({"a", "b"})), both);
+}
+
+devices::RecordedContainer Holder(const std::string& sandbox, std::vector<std::string> gpus,
+                                  std::vector<std::string> slots = {}, bool exclusive = false,
+                                  bool exited = false) {
+  devices::RecordedContainer c;
+  c.container_id = sandbox + "-c" + std::to_string(slots.size());
+  c.sandbox_id = sandbox;
+  c.device_ids = std::move(gpus);
+  c.plugin_slots = std::move(slots);
+  c.exclusive = exclusive;
+  c.exited = exited;
+  return c;
+}
+
+TEST(SchedulerGap, CountsWhatPodsHoldBeyondTheirPluginSlots) {
+  devices::RuntimeRecord record;
+  record.ready_sandboxes = {"by-limit", "by-annotation", "exclusive", "two-containers"};
+  record.containers = {
+      Holder("by-limit", {"a"}, {"gpu-1-0"}),           // counted by the scheduler: 0 unseen
+      Holder("by-annotation", {"a"}),                   // 1 unseen
+      Holder("exclusive", {"b"}, {"gpu-2-0"}, true),    // 3 slots of b, 1 counted: 2 unseen
+      Holder("two-containers", {"c"}, {"gpu-3-0"}),     // two slots for one GPU held once:
+      Holder("two-containers", {"c"}, {"gpu-3-1"}),     // 1 counted too many
+      Holder("gone", {"c"}, {"gpu-3-2"}, false, true),  // exited, sandbox not ready: holds nothing
+  };
+  const auto gap = FindSchedulerGap(record, 3);
+  EXPECT_EQ(gap.unseen, 1u + 2u - 1u);
+  EXPECT_EQ(gap.counted_slots, (std::set<std::string>{"gpu-1-0", "gpu-2-0", "gpu-3-0", "gpu-3-1"}));
+  record.containers.resize(2);
+  record.containers[1].plugin_slots = {"gpu-9-0"};
+  EXPECT_EQ(FindSchedulerGap(record, 3).unseen, 0u);
+}
+
+TEST(SchedulerGap, MarksUnseenSlotsUnhealthyButNeverACountedOne) {
+  PluginSlots slots(2);
+  const auto node = Node({"a", "b"});
+  const auto all = slots.For(node);
+  SchedulerGap gap;
+  gap.unseen = 2;
+  gap.counted_slots = {all[3].id};  // the last slot is a pod's: it stays healthy
+  const auto marked = slots.For(node, gap);
+  EXPECT_TRUE(marked[0].healthy);
+  EXPECT_FALSE(marked[1].healthy);
+  EXPECT_FALSE(marked[2].healthy);
+  EXPECT_TRUE(marked[3].healthy);
+  gap.unseen = 10;  // more than there is: every uncounted slot
+  const auto full = slots.For(node, gap);
+  EXPECT_EQ(std::count_if(full.begin(), full.end(), [](const PluginSlot& s) { return s.healthy; }),
+            1);
 }
 
 TEST(PluginSlotsAnnotation, BadValuesAreErrorsNamingTheAnnotation) {

@@ -117,12 +117,21 @@ void DevicePluginServer::Watch() {
   }
 }
 
+void DevicePluginServer::SetGap(SchedulerGap gap) {
+  std::lock_guard lock(serving_mutex_);
+  gap_ = gap;
+  if (serving_) serving_->service->SetGap(std::move(gap));
+}
+
 bool DevicePluginServer::EnsureServing() {
   StopServing();
   std::error_code ec;
   std::filesystem::remove(socket_path_, ec);  // a stale socket of an earlier run
   auto serving = std::make_unique<Serving>();
-  serving->service = std::make_unique<DevicePluginService>(snapshot_, slots_);
+  {
+    std::lock_guard lock(serving_mutex_);
+    serving->service = std::make_unique<DevicePluginService>(snapshot_, slots_, gap_);
+  }
   grpc::ServerBuilder builder;
   builder.AddListeningPort("unix://" + socket_path_, grpc::InsecureServerCredentials());
   builder.RegisterService(serving->service.get());
@@ -132,21 +141,26 @@ bool DevicePluginServer::EnsureServing() {
     return false;
   }
   served_ = Identify(socket_path_);
+  std::lock_guard lock(serving_mutex_);
   serving_ = std::move(serving);
   return true;
 }
 
 void DevicePluginServer::StopServing() {
-  if (!serving_) return;
-  serving_->service->Stop();
-  serving_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
-  serving_->server->Wait();
+  std::unique_ptr<Serving> serving;
+  {
+    std::lock_guard lock(serving_mutex_);
+    serving = std::move(serving_);
+  }
+  if (!serving) return;
+  serving->service->Stop();
+  serving->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  serving->server->Wait();
   // Only our own socket: kubelet may already have replaced the directory's contents.
   if (Identify(socket_path_) == served_) {
     std::error_code ec;
     std::filesystem::remove(socket_path_, ec);
   }
-  serving_.reset();
 }
 
 bool DevicePluginServer::Register(std::string& error) const {

@@ -44,6 +44,8 @@ class DevicePluginServer {
   // Stops serving and removes the plugin's socket. Kubelet marks the resource's devices
   // unhealthy when the plugin's stream ends, until a registration comes again.
   void Stop();
+  // The slots pods hold that the scheduler does not count (from each ledger resync).
+  void SetGap(SchedulerGap gap);
 
  private:
   struct Serving;
@@ -65,7 +67,9 @@ class DevicePluginServer {
   const std::string socket_path_;
   const std::string kubelet_socket_;
 
+  std::mutex serving_mutex_;  // serving_ and gap_: the watcher thread and SetGap
   std::unique_ptr<Serving> serving_;
+  SchedulerGap gap_;
   FileId served_;
   FileId registered_with_;  // kubelet.sock at the last successful registration
   bool registered_ = false;

@@ -95,9 +95,9 @@ class DevicePluginService::Watch final
 };
 
 DevicePluginService::DevicePluginService(const devices::DeviceSnapshot& snapshot,
-                                         PluginSlots& slots)
-    : snapshot_(snapshot), slots_(slots) {
-  current_ = slots_.For(*snapshot_.Current());
+                                         PluginSlots& slots, SchedulerGap gap)
+    : snapshot_(snapshot), slots_(slots), gap_(std::move(gap)) {
+  current_ = slots_.For(*snapshot_.Current(), gap_);
   follower_ = std::thread([this] { FollowSnapshot(); });
 }
 
@@ -127,13 +127,26 @@ void DevicePluginService::FollowSnapshot() {
     lock.lock();
     if (stopping_ || now == generation) continue;
     generation = now;
-    auto slots = slots_.For(*snapshot_.Current());
-    if (slots == current_) continue;
-    current_ = std::move(slots);
-    spdlog::info("device plugin: devices changed: {} slot(s), {} healthy; telling {} watcher(s)",
-                 current_.size(), Healthy(current_), watches_.size());
-    for (auto* watch : watches_) watch->Push(current_);
+    UpdateLocked("devices changed");
   }
+}
+
+void DevicePluginService::SetGap(SchedulerGap gap) {
+  std::lock_guard lock(mutex_);
+  if (gap == gap_) return;
+  gap_ = std::move(gap);
+  UpdateLocked("pods the scheduler does not count hold slots");
+}
+
+void DevicePluginService::UpdateLocked(const char* why) {
+  auto slots = slots_.For(*snapshot_.Current(), gap_);
+  if (slots == current_) return;
+  current_ = std::move(slots);
+  spdlog::info(
+      "device plugin: {}: {} slot(s), {} healthy ({} held outside the scheduler's count); "
+      "telling {} watcher(s)",
+      why, current_.size(), Healthy(current_), gap_.unseen, watches_.size());
+  for (auto* watch : watches_) watch->Push(current_);
 }
 
 grpc::ServerUnaryReactor* DevicePluginService::GetDevicePluginOptions(

@@ -26,12 +26,16 @@ namespace dxshim::device_plugin {
 
 class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService {
  public:
-  DevicePluginService(const devices::DeviceSnapshot& snapshot, PluginSlots& slots);
+  DevicePluginService(const devices::DeviceSnapshot& snapshot, PluginSlots& slots,
+                      SchedulerGap gap = {});
   // Stop() first, and the server shut down.
   ~DevicePluginService() override;
 
   // Ends the open ListAndWatch streams and the change watcher, so that the server can shut down.
   void Stop();
+  // What the runtime's record says the scheduler does not count; the open streams get the new
+  // list when it changes what is healthy.
+  void SetGap(SchedulerGap gap);
 
   grpc::ServerUnaryReactor* GetDevicePluginOptions(grpc::CallbackServerContext* context,
                                                    const v1beta1::Empty* request,
@@ -51,6 +55,7 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
  private:
   class Watch;  // one ListAndWatch stream
   void FollowSnapshot();
+  void UpdateLocked(const char* why);
   void Forget(Watch* watch);
 
   const devices::DeviceSnapshot& snapshot_;
@@ -58,6 +63,7 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
   std::mutex mutex_;  // before a Watch's own
   std::set<Watch*> watches_;
   std::vector<PluginSlot> current_;
+  SchedulerGap gap_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;
   std::thread follower_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 
 namespace dxshim::device_plugin {
 
@@ -19,7 +20,32 @@ std::string PluginSlots::SlotId(const std::string& gpu_id, unsigned n) {
   return buf;
 }
 
-std::vector<PluginSlot> PluginSlots::For(const devices::Inventory& inventory) {
+SchedulerGap FindSchedulerGap(const devices::RuntimeRecord& record, unsigned slots_per_gpu) {
+  struct Pod {
+    std::set<std::string> gpus, slots;
+    bool exclusive = false;
+  };
+  std::map<std::string, Pod> pods;
+  for (const auto& c : record.containers) {
+    if (!devices::HoldsDevices(record, c)) continue;
+    auto& pod = pods[c.sandbox_id];
+    pod.gpus.insert(c.device_ids.begin(), c.device_ids.end());
+    pod.slots.insert(c.plugin_slots.begin(), c.plugin_slots.end());
+    pod.exclusive = pod.exclusive || c.exclusive;
+  }
+  SchedulerGap gap;
+  std::size_t used = 0;
+  for (const auto& [sandbox, pod] : pods) {
+    used += pod.gpus.size() * (pod.exclusive ? slots_per_gpu : 1u);
+    gap.counted_slots.insert(pod.slots.begin(), pod.slots.end());
+  }
+  const auto counted = gap.counted_slots.size();
+  gap.unseen = used > counted ? static_cast<unsigned>(used - counted) : 0u;
+  return gap;
+}
+
+std::vector<PluginSlot> PluginSlots::For(const devices::Inventory& inventory,
+                                         const SchedulerGap& gap) {
   std::lock_guard lock(mutex_);
   for (const auto& d : inventory.devices) {
     if (std::find(gpus_.begin(), gpus_.end(), d.id) == gpus_.end()) gpus_.push_back(d.id);
@@ -34,6 +60,12 @@ std::vector<PluginSlot> PluginSlots::For(const devices::Inventory& inventory) {
       known_.insert(slot.id);
       slots.push_back(std::move(slot));
     }
+  }
+  unsigned unseen = gap.unseen;
+  for (auto it = slots.rbegin(); it != slots.rend() && unseen > 0; ++it) {
+    if (!it->healthy || gap.counted_slots.count(it->id) > 0) continue;
+    it->healthy = false;
+    --unseen;
   }
   return slots;
 }

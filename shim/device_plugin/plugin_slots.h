@@ -5,6 +5,12 @@
 // belong to a GPU only for their health: healthy while the GPU is present, Unhealthy once it has
 // vanished or is marked absent (kept in the list, so that kubelet lowers the allocatable count
 // instead of forgetting devices it may have handed out).
+//
+// Pods the scheduler does not count also take slots: a pod that asked only by annotation, and an
+// exclusive pod (it takes all of its GPU's slots, the scheduler counts one). The plugin reads
+// the same record of the runtime the ledger is rebuilt from and marks that many more slots
+// Unhealthy, never one kubelet gave to a pod holding GPUs, so that kubelet's allocatable count
+// is what dxshim will still admit.
 #pragma once
 
 #include <mutex>
@@ -12,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "devices/allocator.h"
 #include "devices/device_source.h"
 
 namespace dxshim::device_plugin {
@@ -23,13 +30,27 @@ struct PluginSlot {
   bool operator==(const PluginSlot&) const = default;
 };
 
+// Pod slots in use that the scheduler does not count, from the runtime's record.
+struct SchedulerGap {
+  unsigned unseen = 0;                  // slots used beyond the plugin slots of their pods
+  std::set<std::string> counted_slots;  // plugin slots of pods that hold GPUs
+  bool operator==(const SchedulerGap&) const = default;
+};
+
+// Each pod holding GPUs uses one slot per GPU, all `slots_per_gpu` of a GPU it holds
+// exclusively; kubelet counted the plugin slots its containers carry. The difference, summed
+// over the node (a pod whose containers each took slots for one shared GPU makes up for
+// another's), never below zero.
+SchedulerGap FindSchedulerGap(const devices::RuntimeRecord& record, unsigned slots_per_gpu);
+
 class PluginSlots {
  public:
   explicit PluginSlots(unsigned slots_per_gpu) : slots_per_gpu_(slots_per_gpu) {}
 
   // The slots for `inventory`, in a stable order: every GPU seen since start-up, its slots
-  // healthy only if it is present now.
-  std::vector<PluginSlot> For(const devices::Inventory& inventory);
+  // healthy only if it is present now; then `gap.unseen` more Unhealthy, from the end of the
+  // list, none of them a counted slot.
+  std::vector<PluginSlot> For(const devices::Inventory& inventory, const SchedulerGap& gap = {});
   // Whether `id` is a slot this plugin ever advertised.
   bool Known(const std::string& id) const;
 
