@@ -60,7 +60,7 @@ std::map<std::string, std::string> NodeLabels(const std::vector<Device>& devices
            NamePart(d.vendor.empty() ? VendorName(d.vendor_id) : d.vendor)] = "true";
     labels[prefix + "gpu.class." + ToString(d.device_class)] = "true";
     for (const auto& [api, file] : RequirableApis()) {
-      if (Brings(d, file)) labels[prefix + "gpu.api." + api] = "true";
+      if (Brings(d, file)) labels[std::string(prefix).append("gpu.api.").append(api)] = "true";
     }
   }
   labels[prefix + "gpu.present"] = count ? "true" : "false";
@@ -73,13 +73,15 @@ std::map<std::string, std::string> NodeLabels(const std::vector<Device>& devices
 
 std::string FormatLabelLines(const std::map<std::string, std::string>& labels) {
   std::string out;
-  for (const auto& [key, value] : labels) out += key + "=" + value + "\n";
+  for (const auto& [key, value] : labels) out.append(key).append("=").append(value).append("\n");
   return out;
 }
 
 std::string FormatLabelList(const std::map<std::string, std::string>& labels) {
   std::string out;
-  for (const auto& [key, value] : labels) out += (out.empty() ? "" : ",") + key + "=" + value;
+  for (const auto& [key, value] : labels) {
+    out.append(out.empty() ? "" : ",").append(key).append("=").append(value);
+  }
   return out;
 }
 
