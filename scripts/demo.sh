@@ -43,11 +43,14 @@ echo "a GPU runtime library from the driver store" >"$work/driver-store/libdemo-
 sed -e "s|@GPU_NODE@|$gpu_node|" -e "s|@STORE@|$work/driver-store|" \
   scripts/demo-inventory.yaml.in >"$work/inventory.yaml"
 build/shim/dxshim devices --source "inventory:$work/inventory.yaml" | sed 's/^/   /'
+echo "   the node labels the scheduler can select by (dxshim devices --output labels):"
+build/shim/dxshim devices --source "inventory:$work/inventory.yaml" --output labels | sed 's/^/     /'
 
 echo "== 3. dxshim serve in front of containerd (linux target, 1 container per GPU)"
 build/shim/dxshim serve --listen "$work/dxshim.sock" --runtime "$work/containerd.sock" \
   --device-source "inventory:$work/inventory.yaml" --target linux \
   --max-containers-per-device 1 --linux-system32-path /usr/lib/dxshim \
+  --device-plugin-dir "$work/device-plugins" \
   >"$work/dxshim.log" 2>&1 &
 dxshim_pid=$!
 wait_for_socket "$work/dxshim.sock"
