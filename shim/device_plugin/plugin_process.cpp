@@ -42,7 +42,9 @@ void PluginProcess::Stop() {
 
 pid_t PluginProcess::Spawn(int& log_fd) {
   int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) return -1;
+  // Close-on-exec: no other process serve starts inherits the pipe (dup2 onto the child's
+  // stderr clears the flag there).
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return -1;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
