@@ -111,9 +111,9 @@ TEST_F(Streaming, DeadlineReachesTheRuntime) {
   const auto seen = runtime.status_deadline();
   ASSERT_TRUE(seen.has_value()) << "the call never reached the runtime";
   // gRPC carries a deadline as a relative timeout (rounded up) that each hop turns back into an
-  // absolute time on arrival, so the runtime's copy is the caller's plus the time the two hops took.
-  // The window only tells "the caller's deadline arrived" from "none" or "a proxy-made one"; it is
-  // wide so that a loaded machine cannot fail it.
+  // absolute time on arrival, so the runtime's copy is the caller's plus the time the two hops
+  // took. The window only tells "the caller's deadline arrived" from "none" or "a proxy-made one";
+  // it is wide so that a loaded machine cannot fail it.
   EXPECT_LE(*seen, deadline + std::chrono::seconds(1));
   EXPECT_GT(*seen, deadline - std::chrono::seconds(5));
   EXPECT_TRUE(runtime.WaitForCancellations(1, std::chrono::seconds(20)));
