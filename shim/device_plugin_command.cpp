@@ -45,32 +45,33 @@ int RunDevicePlugin(int argc, char** argv) {
       "keys)");
   desc.add_options()("help,h", "show this help")("config", po::value<std::string>(),
                                                  "dxshim serve's YAML configuration file")(
-      "log-to-parent",
-      "log '<level> <message>' lines for dxshim serve to pass on, and stop "
-      "when it dies");
+      "parent-pid", po::value<long>(),
+      "run as dxshim serve's child: log '<level> <message>' lines for it to pass on, and stop "
+      "when that process is gone");
   for (const auto& key : Keys()) {
     desc.add_options()(key.c_str(), po::value<std::string>(), "as for serve");
   }
   config::ServeConfig cfg;
-  bool to_parent = false;
+  long parent = 0;
   try {
     po::variables_map vm;
     if (!ReadServeOptions(argc, argv, desc, Keys(), cfg, vm)) return 0;
-    to_parent = vm.count("log-to-parent") > 0;
+    if (vm.count("parent-pid")) parent = vm["parent-pid"].as<long>();
+#ifdef __linux__
+    if (parent > 0) {
+      // Stop when serve goes, even by SIGKILL. Serve may already be gone (the signal only covers
+      // a death after this call): then getppid() is no longer its pid.
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (static_cast<long>(::getppid()) != parent) return 0;
+    }
+#endif
     InitLogging(cfg.log_level);
-    if (to_parent) spdlog::set_pattern("%l %v");
+    if (parent > 0) spdlog::set_pattern("%l %v");
   } catch (const std::exception& e) {
     std::cerr << "dxshim device-plugin: " << e.what() << "\n";
     return 2;
   }
   StopRequest stop;  // before any thread
-#ifdef __linux__
-  if (to_parent) {
-    const auto parent = ::getppid();
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) return 0;  // serve is already gone
-  }
-#endif
   std::unique_ptr<devices::DeviceSnapshot> snapshot;
   try {
     snapshot = OpenDeviceSnapshot(cfg);

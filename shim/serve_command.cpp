@@ -179,7 +179,6 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
   std::unique_ptr<device_plugin::PluginProcess> plugin;
   if (cfg.device_plugin) {
     std::vector<std::string> args = {"device-plugin",
-                                     "--log-to-parent",
                                      "--log-level",
                                      cfg.log_level,
                                      "--device-source",

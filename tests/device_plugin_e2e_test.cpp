@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "tests/support/gpu_node.h"
 #include "tests/support/test_kubelet.h"
@@ -19,6 +20,19 @@ namespace v1 = runtime::v1;
 using std::chrono::seconds;
 
 constexpr auto kWait = seconds(30);
+
+// How many processes run as the device plugin of dxshim `serve_pid` (--parent-pid).
+int PluginProcessesOf(pid_t serve_pid) {
+  const std::string wanted = std::string("--parent-pid") + '\0' + std::to_string(serve_pid) + '\0';
+  int found = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "cmdline");
+    const std::string cmdline((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+    if (cmdline.find(wanted) != std::string::npos) ++found;
+  }
+  return found;
+}
 
 class DevicePlugin : public GpuNodeTest {
  protected:
@@ -241,6 +255,28 @@ TEST_F(DevicePlugin, RegistersAgainWhenKubeletRestarts) {
   EXPECT_NE(Log().find("registering again"), std::string::npos);
 }
 
+// Serve killed at any moment, even while its plugin process is still starting, leaves no plugin
+// process behind (one would keep registering with kubelet against the next serve's).
+TEST_F(DevicePlugin, ItsProcessNeverOutlivesServe) {
+  std::vector<pid_t> killed;
+  for (int i = 0; i < 5; ++i) {
+    // No resync for an hour: the plugin's process writes no log line that would end it by
+    // SIGPIPE once serve's end of its log pipe is gone; only the parent-death signal can.
+    StartDxshim(1, {"--device-plugin-dir", plugin_dir_, "--resync-interval", "60m"});
+    killed.push_back(dxshim_->process().pid());
+    if (i % 2 == 1) {  // every other time once it has settled (and gone quiet), else at once
+      ASSERT_TRUE(
+          WaitFor([&] { return Log().find("waiting for kubelet") != std::string::npos; }, kWait))
+          << Log();
+    }
+    KillDxshim();
+  }
+  for (const auto pid : killed) {
+    EXPECT_TRUE(WaitFor([&] { return PluginProcessesOf(pid) == 0; }, kWait))
+        << "serve " << pid << " left its device plugin process behind";
+  }
+}
+
 TEST_F(DevicePlugin, WaitsForKubeletAndServesNothingBeforeIt) {
   kubelet_ = std::make_unique<TestKubelet>(plugin_dir_, /*start=*/false);
   Start(1);
@@ -260,7 +296,11 @@ TEST_F(DevicePlugin, ADxshimRestartRegistersAgainAndKeepsWhatPodsHold) {
   std::string first;
   std::vector<std::string> slots;
   ASSERT_TRUE(RunGpuPod("holder", 1, &first, &slots).ok()) << Log();
+  const auto killed = dxshim_->process().pid();
+  EXPECT_EQ(PluginProcessesOf(killed), 1);
   KillDxshim();
+  // The plugin's process goes with serve, even killed by SIGKILL.
+  EXPECT_TRUE(WaitFor([&] { return PluginProcessesOf(killed) == 0; }, kWait));
   Start(1);
   ASSERT_TRUE(kubelet_->WaitForRegistration(2, kWait)) << Log();
   WaitForList(1, 1);

@@ -70,6 +70,7 @@ pid_t PluginProcess::Spawn(int& log_fd) {
                                         : std::string("/proc/self/exe");
   std::vector<std::string> argv_strings = {binary};
   argv_strings.insert(argv_strings.end(), args_.begin(), args_.end());
+  argv_strings.insert(argv_strings.end(), {"--parent-pid", std::to_string(::getpid())});
   std::vector<char*> argv;
   for (auto& a : argv_strings) argv.push_back(a.data());
   argv.push_back(nullptr);

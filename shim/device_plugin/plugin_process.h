@@ -22,7 +22,8 @@ namespace dxshim::device_plugin {
 
 class PluginProcess {
  public:
-  // `args` follow the program name, e.g. {"device-plugin", "--device-plugin-dir", ...}.
+  // `args` follow the program name, e.g. {"device-plugin", "--device-plugin-dir", ...};
+  // "--parent-pid <serve's pid>" is added.
   explicit PluginProcess(std::vector<std::string> args);
   ~PluginProcess();
   PluginProcess(const PluginProcess&) = delete;
