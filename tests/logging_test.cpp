@@ -8,15 +8,12 @@
 #include <fstream>
 #include <string>
 
+#include "tests/support/read_file.h"
+
 namespace dxshim {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Read(const fs::path& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 TEST(Logging, AFileIsRotatedAtItsSizeKeepingItsCount) {
   const auto dir = fs::temp_directory_path() / ("dxshim-log-" + std::to_string(::getpid()));
@@ -35,11 +32,11 @@ TEST(Logging, AFileIsRotatedAtItsSizeKeepingItsCount) {
   for (const char* name : {"dxshim.log", "dxshim.1.log", "dxshim.2.log"}) {
     EXPECT_LE(fs::file_size(dir / "logs" / name), 64u << 10) << name;
   }
-  const auto newest = Read(dir / "logs" / "dxshim.log");
+  const auto newest = test::ReadFile(dir / "logs" / "dxshim.log");
   EXPECT_NE(newest.find("line 2999 "), std::string::npos);
   EXPECT_NE(newest.find(" info line "), std::string::npos);
   EXPECT_EQ(newest.find("below the level"), std::string::npos);
-  EXPECT_EQ(Read(dir / "logs" / "dxshim.2.log").find("line 2999 "), std::string::npos);
+  EXPECT_EQ(test::ReadFile(dir / "logs" / "dxshim.2.log").find("line 2999 "), std::string::npos);
 
   InitLogging("info");  // back to stderr for the other tests
   fs::remove_all(dir);

@@ -10,6 +10,7 @@
 
 #include "tests/support/dxshim_process.h"
 #include "tests/support/process.h"
+#include "tests/support/read_file.h"
 #include "tests/support/temp_dir.h"
 
 namespace dxshim::test {
@@ -18,20 +19,13 @@ namespace {
 using std::chrono::seconds;
 const std::string kInventories = DXSHIM_SOURCE_DIR "/deploy/examples/inventories";
 
-std::string Read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string Golden(const std::string& inventory) {
-  return Read(DXSHIM_SOURCE_DIR "/tests/golden/labels/" + inventory + ".labels");
+  return ReadFile(DXSHIM_SOURCE_DIR "/tests/golden/labels/" + inventory + ".labels");
 }
 
 // The file's label lines (its comment line aside).
 std::string Labels(const std::string& path) {
-  std::istringstream in(Read(path));
+  std::istringstream in(ReadFile(path));
   std::string line, out;
   while (std::getline(in, line)) {
     if (!line.empty() && line[0] != '#') out += line + "\n";
@@ -68,11 +62,12 @@ class NodeFeatureFile : public testing::Test {
 TEST_F(NodeFeatureFile, IsWrittenAtStartAndRewrittenWhenTheGpusChange) {
   Use("nvidia-t4");
   Start();
-  ASSERT_TRUE(WaitForLabels(Golden("nvidia-t4"))) << Read(features_) << dxshim_->process().Log();
+  ASSERT_TRUE(WaitForLabels(Golden("nvidia-t4")))
+      << ReadFile(features_) << dxshim_->process().Log();
   Use("hetero-node");  // hot-plug: a new inventory
-  EXPECT_TRUE(WaitForLabels(Golden("hetero-node"))) << Read(features_);
+  EXPECT_TRUE(WaitForLabels(Golden("hetero-node"))) << ReadFile(features_);
   Use("intel-igpu");  // only an integrated GPU, not handed out: no GPU
-  EXPECT_TRUE(WaitForLabels("dxshim.io/gpu.present=false\n")) << Read(features_);
+  EXPECT_TRUE(WaitForLabels("dxshim.io/gpu.present=false\n")) << ReadFile(features_);
   EXPECT_FALSE(std::filesystem::exists(features_ + ".tmp"));
   EXPECT_NE(dxshim_->process().Log().find("rewrote " + features_), std::string::npos);
   // Kept on exit by default: the labels stay true while dxshim restarts.
@@ -83,7 +78,7 @@ TEST_F(NodeFeatureFile, IsWrittenAtStartAndRewrittenWhenTheGpusChange) {
 TEST_F(NodeFeatureFile, IsRemovedOnExitOnlyWhenConfigured) {
   Use("amd-radeon");
   Start({"--node-feature-file-remove", "true"});
-  ASSERT_TRUE(WaitForLabels(Golden("amd-radeon"))) << Read(features_);
+  ASSERT_TRUE(WaitForLabels(Golden("amd-radeon"))) << ReadFile(features_);
   ASSERT_EQ(dxshim_->Stop(), 0);
   EXPECT_FALSE(std::filesystem::exists(features_));
 }

@@ -10,19 +10,13 @@
 
 #include "devices/device_table.h"
 #include "devices/inventory_file.h"
+#include "tests/support/read_file.h"
 
 namespace dxshim::devices {
 namespace {
 
 const std::string kInventories = DXSHIM_SOURCE_DIR "/deploy/examples/inventories";
 const std::string kGolden = DXSHIM_SOURCE_DIR "/tests/golden/labels";
-
-std::string Read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void ExpectValidSyntax(const std::map<std::string, std::string>& labels) {
   for (const auto& [key, value] : labels) {
@@ -40,7 +34,7 @@ TEST(NodeLabels, ExampleInventoriesMatchTheirGoldenFiles) {
     const auto devices = SelectUsable(LoadInventoryFile(entry.path().string()), false, false);
     const auto labels = NodeLabels(devices);
     ExpectValidSyntax(labels);
-    EXPECT_EQ(FormatLabelLines(labels), Read(kGolden + "/" + name + ".labels"));
+    EXPECT_EQ(FormatLabelLines(labels), test::ReadFile(kGolden + "/" + name + ".labels"));
     ++checked;
   }
   EXPECT_GE(checked, 5u);

@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 
+#include "tests/support/read_file.h"
 #include "tests/support/temp_dir.h"
 
 namespace dxshim::test {
@@ -33,13 +34,6 @@ struct Case {
   int exit_code;
 };
 
-std::string Read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
 // Runs `dxshim rewrite ARGS` from the source tree (so paths in messages do not depend on where
@@ -53,15 +47,15 @@ void ExpectGolden(const std::vector<std::string>& args, int exit_code, const std
             Quote(dir / "err");
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status)) << command;
-  EXPECT_EQ(WEXITSTATUS(status), exit_code) << Read(dir / "err");
+  EXPECT_EQ(WEXITSTATUS(status), exit_code) << ReadFile(dir / "err");
   for (const std::string stream : {"out", "err"}) {
-    const auto actual = Read(dir / stream);
+    const auto actual = ReadFile(dir / stream);
     const auto file = golden + "." + stream;
     if (std::getenv("DXSHIM_UPDATE_GOLDEN") && !other) {
       std::ofstream(file) << actual;
       continue;
     }
-    EXPECT_EQ(actual, Read(file)) << "differs from " << file;
+    EXPECT_EQ(actual, ReadFile(file)) << "differs from " << file;
   }
 }
 

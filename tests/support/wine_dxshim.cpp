@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tests/support/read_file.h"
+
 namespace dxshim::test {
 namespace {
 
@@ -23,13 +25,6 @@ std::string WindowsPath(const std::string& host_path) {
   std::string out = "Z:" + host_path;
   for (auto& c : out) c = c == '/' ? '\\' : c;
   return out;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
