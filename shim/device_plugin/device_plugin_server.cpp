@@ -137,9 +137,12 @@ bool DevicePluginServer::EnsureServing() {
   builder.RegisterService(serving->service.get());
   serving->server = builder.BuildAndStart();
   if (!serving->server) {
-    spdlog::error("device plugin: cannot serve on {}", socket_path_);
+    // Retried every watch interval: said once until it works again.
+    if (!serve_failed_) spdlog::error("device plugin: cannot serve on {}; retrying", socket_path_);
+    serve_failed_ = true;
     return false;
   }
+  serve_failed_ = false;
   served_ = Identify(socket_path_);
   std::lock_guard lock(serving_mutex_);
   serving_ = std::move(serving);

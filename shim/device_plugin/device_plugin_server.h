@@ -74,6 +74,7 @@ class DevicePluginServer {
   FileId registered_with_;  // kubelet.sock at the last successful registration
   bool registered_ = false;
   std::string last_error_;
+  bool serve_failed_ = false;  // the last attempt to serve failed (logged once)
 
   std::mutex mutex_;
   std::condition_variable cv_;

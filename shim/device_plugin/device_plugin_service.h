@@ -4,10 +4,10 @@
 // container asked for (which GPUs is decided there, by dxshim's policy and the pod's dxshim.io/
 // annotations).
 //
-// Written against gRPC's callback API, like the relay: a synchronous server would add polling
-// threads to the process that take the relay's socket events in turn (measured: 8 more context
-// switches and ~60 us more per relayed call, bench/proxy_latency_bench.cpp). Here one thread
-// waits for snapshot changes and pushes them to the open streams.
+// It runs in its own process (`dxshim device-plugin`, see plugin_process.h): inside the proxy,
+// any second gRPC server, synchronous or callback, slowed every relayed call. Callback API here
+// too, so the process needs no handler thread per stream: one thread waits for snapshot
+// changes and pushes them to the open streams.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
