@@ -160,4 +160,23 @@ void DeviceSnapshot::StartBackgroundRefresh() {
   });
 }
 
+SnapshotFollower::SnapshotFollower(const DeviceSnapshot& snapshot, std::uint64_t seen,
+                                   std::function<void(const Inventory& inventory)> changed) {
+  thread_ = std::thread([this, &snapshot, seen, changed = std::move(changed)] {
+    auto generation = seen;
+    while (!stopping_) {
+      // Bounded, so that a stop is seen within this time.
+      const auto now = snapshot.WaitForChange(generation, std::chrono::milliseconds(250));
+      if (stopping_ || now == generation) continue;
+      generation = now;
+      changed(*snapshot.Current());
+    }
+  });
+}
+
+SnapshotFollower::~SnapshotFollower() {
+  stopping_ = true;
+  thread_.join();
+}
+
 }  // namespace dxshim::devices

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -85,6 +86,23 @@ class DeviceSnapshot {
   std::condition_variable stop_cv_;
   mutable std::condition_variable changed_cv_;
   bool stopping_ = false;
+  std::thread thread_;
+};
+
+// Calls `changed` with the new inventory, on a thread of its own, each time the snapshot
+// changes from generation `seen` (what the caller already has), until destroyed (which waits for a
+// call in progress). For the snapshot's watchers: the device plugin's ListAndWatch and the node
+// feature file.
+class SnapshotFollower {
+ public:
+  SnapshotFollower(const DeviceSnapshot& snapshot, std::uint64_t seen,
+                   std::function<void(const Inventory& inventory)> changed);
+  ~SnapshotFollower();
+  SnapshotFollower(const SnapshotFollower&) = delete;
+  SnapshotFollower& operator=(const SnapshotFollower&) = delete;
+
+ private:
+  std::atomic<bool> stopping_{false};
   std::thread thread_;
 };
 

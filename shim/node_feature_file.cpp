@@ -21,19 +21,16 @@ std::string Render(const devices::Inventory& inventory) {
 NodeFeatureFile::NodeFeatureFile(std::string path, const devices::DeviceSnapshot& snapshot,
                                  bool remove_on_exit)
     : path_(std::move(path)), snapshot_(snapshot), remove_on_exit_(remove_on_exit) {
-  written_ = Render(*snapshot_.Current());
+  const auto inventory = snapshot_.Current();
+  written_ = Render(*inventory);
   Write(written_);
   spdlog::info("node labels: wrote {}", path_);
-  thread_ = std::thread([this] { Follow(); });
+  follower_ = std::make_unique<devices::SnapshotFollower>(
+      snapshot_, inventory->generation, [this](const devices::Inventory& now) { Changed(now); });
 }
 
 NodeFeatureFile::~NodeFeatureFile() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  thread_.join();
+  follower_.reset();  // no write after this
   if (remove_on_exit_) {
     std::error_code ec;
     std::filesystem::remove(path_, ec);
@@ -57,26 +54,15 @@ void NodeFeatureFile::Write(const std::string& text) const {
   }
 }
 
-void NodeFeatureFile::Follow() {
-  auto generation = snapshot_.Current()->generation;
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    lock.unlock();
-    const auto now = snapshot_.WaitForChange(generation, std::chrono::milliseconds(250));
-    if (now != generation) {
-      generation = now;
-      auto text = Render(*snapshot_.Current());
-      if (text != written_) {
-        try {
-          Write(text);
-          written_ = std::move(text);
-          spdlog::info("node labels: devices changed, rewrote {}", path_);
-        } catch (const std::exception& e) {
-          spdlog::error("node labels: {}", e.what());
-        }
-      }
-    }
-    lock.lock();
+void NodeFeatureFile::Changed(const devices::Inventory& inventory) {
+  auto text = Render(inventory);
+  if (text == written_) return;
+  try {
+    Write(text);
+    written_ = std::move(text);
+    spdlog::info("node labels: devices changed, rewrote {}", path_);
+  } catch (const std::exception& e) {
+    spdlog::error("node labels: {}", e.what());
   }
 }
 

@@ -4,10 +4,8 @@
 // renamed over the old one), so that nfd-worker never reads half a file.
 #pragma once
 
-#include <condition_variable>
-#include <mutex>
+#include <memory>
 #include <string>
-#include <thread>
 
 #include "devices/device_source.h"
 
@@ -23,16 +21,13 @@ class NodeFeatureFile {
 
  private:
   void Write(const std::string& text) const;
-  void Follow();
+  void Changed(const devices::Inventory& inventory);
 
   const std::string path_;
   const devices::DeviceSnapshot& snapshot_;
   const bool remove_on_exit_;
   std::string written_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
-  std::thread thread_;
+  std::unique_ptr<devices::SnapshotFollower> follower_;
 };
 
 }  // namespace dxshim

@@ -97,8 +97,14 @@ class DevicePluginService::Watch final
 DevicePluginService::DevicePluginService(const devices::DeviceSnapshot& snapshot,
                                          PluginSlots& slots, SchedulerGap gap)
     : snapshot_(snapshot), slots_(slots), gap_(std::move(gap)) {
-  current_ = slots_.For(*snapshot_.Current(), gap_);
-  follower_ = std::thread([this] { FollowSnapshot(); });
+  const auto inventory = snapshot_.Current();
+  current_ = slots_.For(*inventory, gap_);
+  follower_ = std::make_unique<devices::SnapshotFollower>(snapshot_, inventory->generation,
+                                                          [this](const devices::Inventory&) {
+                                                            std::lock_guard lock(mutex_);
+                                                            if (!stopping_)
+                                                              UpdateLocked("devices changed");
+                                                          });
 }
 
 DevicePluginService::~DevicePluginService() { Stop(); }
@@ -109,26 +115,12 @@ void DevicePluginService::Stop() {
     stopping_ = true;
     for (auto* watch : watches_) watch->End();
   }
-  stop_cv_.notify_all();
-  if (follower_.joinable()) follower_.join();
+  follower_.reset();  // outside mutex_: a change in progress takes it
 }
 
 void DevicePluginService::Forget(Watch* watch) {
   std::lock_guard lock(mutex_);
   watches_.erase(watch);
-}
-
-void DevicePluginService::FollowSnapshot() {
-  auto generation = snapshot_.Current()->generation;
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    lock.unlock();
-    const auto now = snapshot_.WaitForChange(generation, std::chrono::milliseconds(250));
-    lock.lock();
-    if (stopping_ || now == generation) continue;
-    generation = now;
-    UpdateLocked("devices changed");
-  }
 }
 
 void DevicePluginService::SetGap(SchedulerGap gap) {

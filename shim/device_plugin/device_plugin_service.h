@@ -13,10 +13,9 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
-#include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <set>
-#include <thread>
 
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
 #include "devices/device_source.h"
@@ -54,7 +53,6 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
 
  private:
   class Watch;  // one ListAndWatch stream
-  void FollowSnapshot();
   void UpdateLocked(const char* why);
   void Forget(Watch* watch);
 
@@ -64,9 +62,8 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
   std::set<Watch*> watches_;
   std::vector<PluginSlot> current_;
   SchedulerGap gap_;
-  std::condition_variable stop_cv_;
   bool stopping_ = false;
-  std::thread follower_;
+  std::unique_ptr<devices::SnapshotFollower> follower_;
 };
 
 }  // namespace dxshim::device_plugin
