@@ -3,7 +3,10 @@
 // same machine load), plus dxshim's resident memory afterwards. Two dxshims are measured in the
 // same run: one serving kubelet's device plugin API to a test kubelet (registered, ListAndWatch
 // open: what a node runs) and one with --device-plugin false, so that the plugin's cost on the
-// relay path shows as a ratio.
+// relay path shows as a ratio. The same for metrics: a dxshim with --metrics-listen against one
+// without, in front of containerd and of a minimal C++ runtime, with the CPU time each dxshim
+// spent per call (from schedstat, all its threads), a control pair of two dxshims without
+// metrics (how far two processes doing the same work differ), and what a scrape costs.
 //
 // usage: proxy_latency_bench [--calls N] [--containers N]
 #include <algorithm>
@@ -18,6 +21,8 @@
 #include "tests/support/cri_client.h"
 #include "tests/support/dxshim_process.h"
 #include "tests/support/fake_runtime.h"
+#include "tests/support/http_get.h"
+#include "tests/support/read_file.h"
 #include "tests/support/test_kubelet.h"
 
 namespace {
@@ -55,15 +60,30 @@ long ContextSwitches(pid_t pid) {
   return total;
 }
 
+// CPU time of all threads of `pid` so far, in nanoseconds (schedstat: exact, not in ticks).
+double CpuNs(pid_t pid) {
+  double total = 0;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+    std::ifstream in(task.path() / "schedstat");
+    double on_cpu = 0;
+    if (in >> on_cpu) total += on_cpu;
+  }
+  return total;
+}
+
+// `direct_pid`: when the "direct" leg is another dxshim, its pid, to compare CPU per call too.
 template <typename Call>
 Percentiles Measure(const char* name, int calls, Call&& call, CriClient& direct, CriClient& proxied,
                     pid_t dxshim_pid, const char* direct_name = "direct",
-                    const char* proxied_name = "dxshim") {
+                    const char* proxied_name = "dxshim", pid_t direct_pid = -1) {
   for (int i = 0; i < 200; ++i) {  // warm both connections and caches
     call(direct);
     call(proxied);
   }
   const long switches_before = ContextSwitches(dxshim_pid);
+  const double cpu_before = CpuNs(dxshim_pid);
+  const double direct_cpu_before = direct_pid > 0 ? CpuNs(direct_pid) : 0;
   std::vector<double> d, p;
   d.reserve(static_cast<std::size_t>(calls));
   p.reserve(static_cast<std::size_t>(calls));
@@ -79,12 +99,19 @@ Percentiles Measure(const char* name, int calls, Call&& call, CriClient& direct,
   }
   const double switches =
       static_cast<double>(ContextSwitches(dxshim_pid) - switches_before) / calls;
+  const double cpu_us = (CpuNs(dxshim_pid) - cpu_before) / 1000.0 / calls;
   const auto sd = Summarize(d), sp = Summarize(p);
   std::printf(
       "%-22s %s p50 %7.1f us p99 %7.1f us | %s p50 %7.1f us p99 %7.1f us | "
       "added p50 %6.1f us | ratio p50 %.3fx p99 %.3fx | dxshim context switches/call %.1f\n",
       name, direct_name, sd.p50_us, sd.p99_us, proxied_name, sp.p50_us, sp.p99_us,
       sp.p50_us - sd.p50_us, sp.p50_us / sd.p50_us, sp.p99_us / sd.p99_us, switches);
+  if (direct_pid > 0) {
+    const double direct_cpu_us = (CpuNs(direct_pid) - direct_cpu_before) / 1000.0 / calls;
+    std::printf("%-22s dxshim CPU per call: %s %.2f us, %s %.2f us, added %.2f us (ratio %.3fx)\n",
+                "", direct_name, direct_cpu_us, proxied_name, cpu_us, cpu_us - direct_cpu_us,
+                cpu_us / direct_cpu_us);
+  }
   return sp;
 }
 
@@ -108,6 +135,16 @@ double ChildrenRssMiB(pid_t parent) {
     total += RssMiB(std::stoi(pid));
   }
   return total;
+}
+
+// "127.0.0.1:PORT" of the metrics endpoint a dxshim logged.
+std::string MetricsAddress(const std::string& log_path) {
+  const auto log = ReadFile(log_path);
+  const std::string marker = "metrics: serving http://";
+  const auto at = log.find(marker);
+  if (at == std::string::npos) return "";
+  const auto start = at + marker.size();
+  return log.substr(start, log.find('/', start) - start);
 }
 
 }  // namespace
@@ -184,6 +221,14 @@ int main(int argc, char** argv) {
   Measure(list_name.c_str(), calls, list_containers, proxied_no_plugin, proxied,
           dxshim.process().pid(), "no plugin", "plugin");
   std::printf("ListContainers returned %zu containers\n", listed);
+  // The metrics' cost on the relay: no plugin either way, metrics off against on.
+  DxshimProcess metrics(dir / "dxshim-metrics.sock", containerd.socket(),
+                        dir / "dxshim-metrics.log",
+                        {"--device-source", inventory, "--device-plugin", "false",
+                         "--metrics-listen", "127.0.0.1:0"});
+  CriClient proxied_metrics(metrics.socket());
+  Measure("Version", calls, version, proxied_no_plugin, proxied_metrics, metrics.process().pid(),
+          "no metrics", "metrics", no_plugin.process().pid());
 
   // The same proxy in front of a minimal C++ gRPC server, to separate dxshim's own cost from
   // containerd's: here the runtime answers in a few microseconds.
@@ -191,19 +236,39 @@ int main(int argc, char** argv) {
   DxshimProcess fake_dxshim(dir / "dxshim-fake.sock", fake.socket(), dir / "dxshim-fake.log");
   CriClient fake_direct(fake.socket());
   CriClient fake_proxied(fake_dxshim.socket());
-  Measure(
-      "Version (C++ runtime)", calls,
-      [](CriClient& c) {
-        v1::VersionResponse r;
-        c.Version(&r);
-      },
-      fake_direct, fake_proxied, fake_dxshim.process().pid());
+  Measure("Version (C++ runtime)", calls, version, fake_direct, fake_proxied,
+          fake_dxshim.process().pid());
+  DxshimProcess fake_metrics(dir / "dxshim-fake-metrics.sock", fake.socket(),
+                             dir / "dxshim-fake-metrics.log", {"--metrics-listen", "127.0.0.1:0"});
+  CriClient fake_proxied_metrics(fake_metrics.socket());
+  Measure("Version (C++ runtime)", calls, version, fake_proxied, fake_proxied_metrics,
+          fake_metrics.process().pid(), "no metrics", "metrics", fake_dxshim.process().pid());
+  // The control: a second dxshim without metrics against the first, to show how far two
+  // processes doing the same work differ in these numbers.
+  DxshimProcess fake_control(dir / "dxshim-fake-control.sock", fake.socket(),
+                             dir / "dxshim-fake-control.log");
+  CriClient fake_proxied_control(fake_control.socket());
+  Measure("Version (C++ runtime)", calls, version, fake_proxied, fake_proxied_control,
+          fake_control.process().pid(), "no metrics", "control", fake_dxshim.process().pid());
+  // A scrape (off the relay path): the metrics dxshim in front of containerd, after the runs.
+  const auto address = MetricsAddress(dir / "dxshim-metrics.log");
+  std::vector<double> scrapes;
+  std::size_t bytes = 0;
+  for (int i = 0; i < 200; ++i) {
+    const auto start = Clock::now();
+    bytes = HttpGet(address, "/metrics").body.size();
+    scrapes.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+  }
+  const auto scrape = Summarize(scrapes);
+  std::printf("GET /metrics: %zu bytes, p50 %.0f us p99 %.0f us (200 scrapes)\n", bytes,
+              scrape.p50_us, scrape.p99_us);
   std::printf(
       "dxshim RSS after the run: %.1f MiB with the device plugin (+ %.1f MiB its process), "
       "%.1f MiB without\n",
       RssMiB(dxshim.process().pid()), ChildrenRssMiB(dxshim.process().pid()),
       RssMiB(no_plugin.process().pid()));
   direct.RemovePod(pod.pod_sandbox_id());
-  const bool stopped = no_plugin.Stop() == 0;
+  const bool stopped = no_plugin.Stop() == 0 && metrics.Stop() == 0 && fake_metrics.Stop() == 0 &&
+                       fake_control.Stop() == 0;
   return dxshim.Stop() == 0 && stopped ? 0 : 1;
 }

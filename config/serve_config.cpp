@@ -143,12 +143,31 @@ const std::vector<Key>& KeyTable() {
        }},
       {"node-feature-file-remove",
        [](ServeConfig& c, std::string_view v) { c.node_feature_file_remove = ParseBool(v); }},
+      {"metrics-listen",
+       [](ServeConfig& c, std::string_view v) { c.metrics_listen = ParseMetricsListen(v); }},
       {"linux-system32-path",
        [](ServeConfig& c, std::string_view v) { c.linux_system32_path = ContainerPath(v); }},
       {"linux-syswow64-path",
        [](ServeConfig& c, std::string_view v) { c.linux_syswow64_path = ContainerPath(v); }},
   };
   return keys;
+}
+
+// Four decimal octets, "127.0.0.1".
+bool IsIpv4Address(std::string_view host) {
+  for (int i = 0; i < 4; ++i) {
+    const auto dot = host.find('.');
+    if ((i < 3) != (dot != std::string_view::npos)) return false;  // exactly three dots
+    const auto part = host.substr(0, dot);
+    unsigned octet = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), octet);
+    if (part.empty() || part.size() > 3 || ec != std::errc() || end != part.data() + part.size() ||
+        octet > 255) {
+      return false;
+    }
+    if (dot != std::string_view::npos) host.remove_prefix(dot + 1);
+  }
+  return true;
 }
 
 std::string KnownKeys() {
@@ -238,6 +257,31 @@ bool ParseBool(std::string_view text) {
   if (text == "true") return true;
   if (text == "false") return false;
   throw ConfigError("'" + std::string(text) + "' is not true or false");
+}
+
+std::string ParseMetricsListen(std::string_view text) {
+  if (text.empty() || text == "-") return "";
+  const auto bad = [text](const char* why) {
+    std::string message(1, '\'');
+    message.append(text).append("' is not HOST:PORT for the metrics endpoint (").append(why);
+    return ConfigError(message.append("), e.g. 127.0.0.1:9464 or [::1]:9464"));
+  };
+  if (text.starts_with("unix:")) {
+    throw bad("unix sockets are not served: Debian's civetweb is built without them");
+  }
+  const auto colon = text.rfind(':');
+  if (colon == std::string_view::npos) throw bad("no port");
+  const auto host = text.substr(0, colon);
+  const auto port = text.substr(colon + 1);
+  unsigned number = 0;
+  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), number);
+  if (port.empty() || ec != std::errc() || end != port.data() + port.size() || number > 65535) {
+    throw bad("the port is not a number from 0 to 65535");
+  }
+  const bool v6 = host.size() > 2 && host.front() == '[' && host.back() == ']' &&
+                  host.find_first_not_of("0123456789abcdefABCDEF:.", 1) == host.size() - 1;
+  if (!v6 && !IsIpv4Address(host)) throw bad("the host must be an IP address, not a name");
+  return std::string(text);
 }
 
 std::string ParseResourceName(std::string_view text) {

@@ -75,6 +75,9 @@ struct ServeConfig {
   // (empty, written "-": none); removed when dxshim stops only if node_feature_file_remove.
   std::string node_feature_file;
   bool node_feature_file_remove = false;
+  // The operator's HTTP endpoint (/metrics, /healthz, /readyz): "HOST:PORT", empty (written "-")
+  // for none.
+  std::string metrics_listen;
 
 #ifdef _WIN32
   Target target = Target::kWindows;
@@ -111,6 +114,9 @@ std::uint32_t ParseSocketMode(std::string_view text);
 std::chrono::milliseconds ParseDuration(std::string_view text);
 // "true" or "false".
 bool ParseBool(std::string_view text);
+// "HOST:PORT" for the metrics endpoint: an IPv4 address or a bracketed IPv6 address, and a port
+// (0: any free one); "-" or "" for none.
+std::string ParseMetricsListen(std::string_view text);
 // An extended resource name: "<domain>/<name>", the domain a DNS subdomain outside kubernetes.io.
 std::string ParseResourceName(std::string_view text);
 

@@ -109,7 +109,8 @@ std::vector<Device> Allocator::Choose(const Inventory& inventory, const DeviceRe
       groups.begin(), groups.end(), [&](const auto& g) { return g.size() >= request.count; });
   if (!any_group_big_enough) {
     throw AllocationError(
-        AllocationError::Kind::kImpossible,
+        matches.size() < request.count ? AllocationError::Kind::kImpossible
+                                       : AllocationError::Kind::kVendorMix,
         matches.size() < request.count
             ? "only " + std::to_string(matches.size()) + " GPU(s) match the " + asked
             : std::to_string(matches.size()) + " GPUs match the " + asked + " but no " +

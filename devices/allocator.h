@@ -28,7 +28,10 @@ class AllocationError : public std::runtime_error {
  public:
   enum class Kind {
     kImpossible,  // no device on this node can ever satisfy the request (FAILED_PRECONDITION)
-    kExhausted,   // devices exist but are in use now (RESOURCE_EXHAUSTED)
+    // Enough devices match, but not enough of one vendor and driver: dxshim never mixes them in
+    // a container (FAILED_PRECONDITION).
+    kVendorMix,
+    kExhausted,  // devices exist but are in use now (RESOURCE_EXHAUSTED)
   };
   AllocationError(Kind kind, const std::string& message)
       : std::runtime_error(message), kind_(kind) {}

@@ -83,9 +83,11 @@ DeviceSnapshot::DeviceSnapshot(std::unique_ptr<DeviceSource> source, SnapshotOpt
   inventory->generation = 1;
   try {
     inventory->devices = Prepare(source_->Load());
+    ++loads_;
     for (const auto& warning : source_->Warnings()) spdlog::warn("devices: {}", warning);
   } catch (const std::exception& e) {
     if (!options_.tolerate_initial_failure) throw;
+    ++failures_;
     spdlog::error("devices: {} could not be read, starting with no device: {}", source_->Name(),
                   e.what());
   }
@@ -119,7 +121,9 @@ bool DeviceSnapshot::Refresh() {
   try {
     if (!source_->Changed()) return false;
     devices = Prepare(source_->Load());
+    ++loads_;
   } catch (const std::exception& e) {
+    ++failures_;
     spdlog::error("devices: {} could not be read, keeping the previous {} device(s): {}",
                   source_->Name(), Current()->devices.size(), e.what());
     return false;
@@ -146,6 +150,14 @@ std::uint64_t DeviceSnapshot::WaitForChange(std::uint64_t seen,
   std::unique_lock lock(mutex_);
   changed_cv_.wait_for(lock, timeout, [&] { return current_->generation != seen || stopping_; });
   return current_->generation;
+}
+
+SnapshotStats DeviceSnapshot::stats() const {
+  SnapshotStats s;
+  s.loads = loads_.load();
+  s.failures = failures_.load();
+  s.loaded = s.loads > 0;
+  return s;
 }
 
 void DeviceSnapshot::StartBackgroundRefresh() {

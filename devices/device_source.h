@@ -46,6 +46,13 @@ struct SnapshotOptions {
   bool tolerate_initial_failure = false;
 };
 
+// How often the snapshot's source was read, for metrics and readiness.
+struct SnapshotStats {
+  std::uint64_t loads = 0;     // successful reads of the source (the first one included)
+  std::uint64_t failures = 0;  // reads that failed (the previous devices were kept)
+  bool loaded = false;         // the source has been read successfully at least once
+};
+
 // The devices the shim hands out, as one immutable value: readers take a shared_ptr and keep a
 // consistent view for as long as they need it.
 struct Inventory {
@@ -73,6 +80,8 @@ class DeviceSnapshot {
   // Waits until the generation differs from `seen` or `timeout` passes; returns the generation
   // then. For watchers (the device plugin's ListAndWatch, the node feature file).
   std::uint64_t WaitForChange(std::uint64_t seen, std::chrono::milliseconds timeout) const;
+  SnapshotStats stats() const;
+  std::string source_name() const { return source_->Name(); }
 
  private:
   std::vector<Device> Prepare(const std::vector<Device>& devices) const;
@@ -82,6 +91,8 @@ class DeviceSnapshot {
   mutable std::mutex mutex_;
   std::shared_ptr<const Inventory> current_;
   std::atomic<std::uint64_t> generation_{1};
+  std::atomic<std::uint64_t> loads_{0};
+  std::atomic<std::uint64_t> failures_{0};
   std::mutex refresh_mutex_;  // one Refresh() at a time
   std::condition_variable stop_cv_;
   mutable std::condition_variable changed_cv_;

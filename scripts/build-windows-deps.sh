@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Cross-builds, with Debian 12's mingw-w64 (posix threads), the libraries dxshim.exe links, from
 # Debian 12's own source packages at the versions the Linux build uses: zlib, OpenSSL (gRPC's
-# security layer), c-ares, abseil, RE2, protobuf, gRPC, yaml-cpp, fmt, spdlog and
-# Boost.Program_options. Nothing comes from anywhere but Debian's archive, nothing is vendored in
+# security layer), c-ares, abseil, RE2, protobuf, gRPC, yaml-cpp, fmt, spdlog,
+# Boost.Program_options, and prometheus-cpp's core with civetweb for the metrics endpoint. Nothing comes from anywhere but Debian's archive, nothing is vendored in
 # the repository. Only the libraries are built (no tools, tests or examples).
 #
 # The result is a static prefix under /var/cache/dxshim/, keyed by the versions and by this
@@ -27,6 +27,8 @@ sources=(
   "fmtlib=9.1.0+ds1-2 fmtlib-9.1.0+ds1"
   "spdlog=1:1.10.0+ds-0.4 spdlog-1.10.0+ds"
   "boost1.74=1.74.0+ds1-21 boost1.74-1.74.0+ds1"
+  "prometheus-cpp=1.0.1-1 prometheus-cpp-1.0.1"
+  "civetweb=1.15+dfsg-4 civetweb-1.15+dfsg"
 )
 
 patches=("$here"/patches/*.patch)
@@ -168,6 +170,29 @@ log "building boost program_options"
     cp libboost_program_options.a "$prefix/lib/"
 ) >"$cache/build/boost.log" 2>&1 || { tail -30 "$cache/build/boost.log"; exit 1; }
 stamp boost
+}
+
+# The metrics endpoint: prometheus-cpp's core (metrics and text format; its pull library would bring
+# an HTTP server without /healthz or /readyz, so dxshim serves with civetweb itself).
+cmake_package prometheus-cpp prometheus-cpp-1.0.1 -DENABLE_PULL=OFF -DENABLE_PUSH=OFF \
+  -DENABLE_COMPRESSION=OFF -DENABLE_TESTING=OFF -DUSE_THIRDPARTY_LIBRARIES=OFF \
+  -DGENERATE_PKGCONFIG=OFF -DOVERRIDE_CXX_STANDARD_FLAGS=OFF
+
+built civetweb || {
+log "building civetweb"
+(
+  # civetweb is one C file. No TLS, CGI or page cache: dxshim only registers handlers, and sets no
+  # document root, so no file is ever served.
+  civetweb="$cache/src/civetweb-1.15+dfsg" &&
+    rm -rf "$cache/build/civetweb" && mkdir -p "$cache/build/civetweb" &&
+    cd "$cache/build/civetweb" &&
+    x86_64-w64-mingw32-gcc-posix -O2 -DNDEBUG -DNO_SSL -DNO_CGI -DNO_CACHING -DUSE_IPV6 \
+      -I"$civetweb/include" -c "$civetweb/src/civetweb.c" -o civetweb.o &&
+    x86_64-w64-mingw32-gcc-ar-posix rcs libcivetweb.a civetweb.o &&
+    cp "$civetweb/include/civetweb.h" "$prefix/include/" &&
+    cp libcivetweb.a "$prefix/lib/"
+) >"$cache/build/civetweb.log" 2>&1 || { tail -20 "$cache/build/civetweb.log"; exit 1; }
+stamp civetweb
 }
 
 touch "$prefix/.complete"

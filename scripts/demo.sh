@@ -3,8 +3,9 @@
 # starts a private containerd and dxshim with an example inventory (linux target; the "GPU" is a
 # device node made here, as this machine has none), runs a pod that asks for a GPU the way kubelet
 # would, shows what its container sees and that a second GPU pod is refused, shows that
-# containerd's own API passes through, prints what `dxshim rewrite --explain` would do for a CUDA
-# pod on a Windows Tesla T4 node, and stops everything cleanly.
+# containerd's own API passes through, shows what dxshim's metrics endpoint reports, prints what
+# `dxshim rewrite --explain` would do for a CUDA pod on a Windows Tesla T4 node, and stops
+# everything cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -50,7 +51,7 @@ echo "== 3. dxshim serve in front of containerd (linux target, 1 container per G
 build/shim/dxshim serve --listen "$work/dxshim.sock" --runtime "$work/containerd.sock" \
   --device-source "inventory:$work/inventory.yaml" --target linux \
   --max-containers-per-device 1 --linux-system32-path /usr/lib/dxshim \
-  --device-plugin-dir "$work/device-plugins" \
+  --device-plugin-dir "$work/device-plugins" --metrics-listen 127.0.0.1:0 \
   >"$work/dxshim.log" 2>&1 &
 dxshim_pid=$!
 wait_for_socket "$work/dxshim.sock"
@@ -62,14 +63,38 @@ build/tests/cri_demo "$work/dxshim.sock" "$work" "$gpu_node" /usr/lib/dxshim/lib
 echo "== 5. containerd's own API (not CRI) passes through untouched: ctr via dxshim"
 ctr --address "$work/dxshim.sock" version | sed 's/^/   /'
 
-echo "== 6. the same kind of request on a Windows node with a Tesla T4: dxshim rewrite --explain"
+echo "== 6. what an operator's Prometheus sees: dxshim's /metrics and /readyz (metrics-listen)"
+echo "   (the first pod was removed above: its GPU has no holder any more)"
+metrics=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/dxshim.log" | head -n 1)
+python3 - "$metrics" <<'PY' | sed 's/^/   /'
+import sys, urllib.error, urllib.request
+base = sys.argv[1]
+try:
+    urllib.request.urlopen(base + "/readyz")
+    print("GET /readyz: 200 ready")
+except urllib.error.HTTPError as e:
+    print("GET /readyz:", e.code, e.read().decode().strip())
+text = urllib.request.urlopen(base + "/metrics").read().decode()
+wanted = ("dxshim_create_container_decisions_total", "dxshim_gpu_pods", "dxshim_gpu_pod_slots",
+          'dxshim_cri_calls_total{code="OK",method="CreateContainer"',
+          'dxshim_cri_calls_total{code="RESOURCE_EXHAUSTED"', "dxshim_runtime_connected",
+          "dxshim_build_info")
+for line in text.splitlines():
+    # the outcomes that did not happen are there too, at 0: left out here
+    zero_decision = line.startswith("dxshim_create_container_decisions_total") and line.endswith(" 0")
+    if line.startswith(wanted) and not zero_decision:
+        print(line)
+print(f"({len(text.splitlines())} lines in all; README.md, 'Watching dxshim', lists them)")
+PY
+
+echo "== 7. the same kind of request on a Windows node with a Tesla T4: dxshim rewrite --explain"
 echo "   (deploy/examples/rewrite/pod-cuda.json asks for an NVIDIA GPU with CUDA and 8Gi)"
 build/shim/dxshim rewrite --explain --target windows --skip-host-file-check \
   --inventory deploy/examples/inventories/nvidia-t4.yaml --format ctr \
   deploy/examples/rewrite/container-cuda.json deploy/examples/rewrite/pod-cuda.json 2>&1 |
   sed 's/^/   /'
 
-echo "== 7. SIGTERM: dxshim stops, removes its socket, exits 0"
+echo "== 8. SIGTERM: dxshim stops, removes its socket, exits 0"
 kill -TERM "$dxshim_pid"
 wait "$dxshim_pid" && echo "   exit code 0"
 dxshim_pid=

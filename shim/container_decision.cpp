@@ -15,7 +15,7 @@ void CheckNamespace(const devices::AllocationPolicy& policy, const std::string& 
                     const std::string& pod) {
   if (Listed(policy.deny_namespaces, ns) ||
       (!policy.allow_namespaces.empty() && !Listed(policy.allow_namespaces, ns))) {
-    throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION,
+    throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kNamespace,
                         "dxshim: pod " + pod + ": namespace '" + ns +
                             "' may not request GPUs on this node (dxshim allow-namespaces / "
                             "deny-namespaces)");
@@ -43,7 +43,8 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
                                                          sandbox.annotations().end());
     wanted = devices::ParseDeviceRequest(annotations);
   } catch (const devices::RequestError& e) {
-    throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT, "dxshim: pod " + pod + ": " + e.what());
+    throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT, DecisionOutcome::kInvalidRequest,
+                        "dxshim: pod " + pod + ": " + e.what());
   }
   // The extended resource (resources.limits): kubelet put what dxshim's device plugin answered
   // to Allocate on this container. It says how many GPUs; the pod's annotations still say which.
@@ -53,12 +54,12 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
     try {
       count = devices::CountPluginSlots(slots->second);
     } catch (const devices::RequestError& e) {
-      throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT,
+      throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT, DecisionOutcome::kInvalidRequest,
                           "dxshim: pod " + pod + " container " + container + ": " + e.what());
     }
     const auto by_annotation = sandbox.annotations().find("dxshim.io/gpu");
     if (wanted && by_annotation != sandbox.annotations().end() && wanted->count != count) {
-      throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT,
+      throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT, DecisionOutcome::kInvalidRequest,
                           "dxshim: pod " + pod + " container " + container +
                               ": annotation dxshim.io/gpu asks for " +
                               std::to_string(wanted->count) + " GPU(s) but the container's " +
@@ -93,7 +94,7 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
     return decision;
   }
   if (!allocator.synced()) {
-    throw DecisionError(grpc::StatusCode::UNAVAILABLE,
+    throw DecisionError(grpc::StatusCode::UNAVAILABLE, DecisionOutcome::kNotSynced,
                         "dxshim: pod " + pod +
                             ": still reading the node's existing GPU allocations from the "
                             "runtime; retry shortly");
@@ -106,10 +107,19 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
     try {
       decision.reservation = allocator.Reserve(inventory, *wanted, request.pod_sandbox_id());
     } catch (const devices::AllocationError& e) {
-      throw DecisionError(e.kind() == devices::AllocationError::Kind::kExhausted
-                              ? grpc::StatusCode::RESOURCE_EXHAUSTED
-                              : grpc::StatusCode::FAILED_PRECONDITION,
-                          "dxshim: pod " + pod + " container " + container + ": " + e.what());
+      const auto message = "dxshim: pod " + pod + " container " + container + ": " + e.what();
+      switch (e.kind()) {
+        case devices::AllocationError::Kind::kExhausted:
+          throw DecisionError(grpc::StatusCode::RESOURCE_EXHAUSTED, DecisionOutcome::kExhausted,
+                              message);
+        case devices::AllocationError::Kind::kVendorMix:
+          throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kVendorMix,
+                              message);
+        case devices::AllocationError::Kind::kImpossible:
+          break;
+      }
+      throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kNoMatch,
+                          message);
     }
   }
   decision.pass_through = false;

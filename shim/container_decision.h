@@ -10,19 +10,22 @@
 #include "devices/allocator.h"
 #include "devices/device_source.h"
 #include "runtime/v1/api.pb.h"
+#include "shim/decision_outcome.h"
 #include "shim/injection.h"
 
 namespace dxshim {
 
-// A request dxshim refuses: the status kubelet gets (and shows in the pod's events).
+// A request dxshim refuses: the status kubelet gets (and shows in the pod's events), and why.
 class DecisionError : public std::runtime_error {
  public:
-  DecisionError(grpc::StatusCode code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
+  DecisionError(grpc::StatusCode code, DecisionOutcome outcome, const std::string& message)
+      : std::runtime_error(message), code_(code), outcome_(outcome) {}
   grpc::StatusCode code() const { return code_; }
+  DecisionOutcome outcome() const { return outcome_; }
 
  private:
   grpc::StatusCode code_;
+  DecisionOutcome outcome_;
 };
 
 struct Decision {

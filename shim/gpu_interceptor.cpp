@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include "runtime/v1/api.pb.h"
-#include "shim/container_decision.h"
 #include "shim/create_request_scan.h"
 
 namespace dxshim {
@@ -26,8 +25,12 @@ Interception ForwardThen(std::function<void()> release) {
 
 GpuInterceptor::GpuInterceptor(const devices::DeviceSnapshot& snapshot,
                                devices::Allocator& allocator, TargetOptions target,
-                               LedgerSync* sync)
-    : snapshot_(snapshot), allocator_(allocator), target_(std::move(target)), sync_(sync) {}
+                               LedgerSync* sync, DecisionObserver observer)
+    : snapshot_(snapshot),
+      allocator_(allocator),
+      target_(std::move(target)),
+      sync_(sync),
+      observer_(std::move(observer)) {}
 
 bool GpuInterceptor::Wants(std::string_view method) const {
   return method == kCreateContainerMethod || method == kStopPodSandbox ||
@@ -44,7 +47,10 @@ Interception GpuInterceptor::Intercept(std::string_view method, std::string_view
 }
 
 Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
-  if (!MayNeedDevices(bytes)) return Interception::Forward();  // not even decoded
+  if (!MayNeedDevices(bytes)) {  // not even decoded
+    Report(DecisionOutcome::kPassedThrough);
+    return Interception::Forward();
+  }
   // One arena for the whole message: a kubelet request is a few hundred small strings, and
   // allocating each of them was half of this path's time (perf, create_container_bench).
   alignas(8) char first_block[16 * 1024];
@@ -55,6 +61,7 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
   auto& request =
       *google::protobuf::Arena::CreateMessage<runtime::v1::CreateContainerRequest>(&arena);
   if (!request.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    Report(DecisionOutcome::kPassedThrough);
     return Interception::Forward();  // the runtime answers malformed requests itself
   }
   Decision decision;
@@ -62,9 +69,13 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
     decision = Decide(request, *snapshot_.Current(), allocator_, target_);
   } catch (const DecisionError& e) {
     if (e.code() == grpc::StatusCode::RESOURCE_EXHAUSTED && sync_) sync_->Kick();
+    Report(e.outcome());
     return Interception::Reject(grpc::Status(e.code(), e.what()));
   }
-  if (decision.pass_through) return Interception::Forward();
+  if (decision.pass_through) {
+    Report(DecisionOutcome::kPassedThrough);
+    return Interception::Forward();
+  }
   ApplyPlan(decision.plan, *request.mutable_config());
   std::string rewritten;
   request.SerializeToString(&rewritten);
@@ -79,8 +90,10 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
     if (status.ok() && created.ParseFromArray(response.data(), static_cast<int>(response.size())) &&
         !created.container_id().empty()) {
       allocator_.Commit(id);
+      Report(DecisionOutcome::kInjected);
     } else {
       allocator_.Release(id);  // nothing was created: nothing stays allocated
+      Report(DecisionOutcome::kRuntimeFailure);
     }
   };
   return i;

@@ -5,8 +5,11 @@
 // keeps its devices across container restarts (crash loops, init containers).
 #pragma once
 
+#include <functional>
+
 #include "devices/allocator.h"
 #include "devices/device_source.h"
+#include "shim/container_decision.h"
 #include "shim/injection.h"
 #include "shim/interceptor.h"
 #include "shim/ledger_sync.h"
@@ -15,20 +18,26 @@ namespace dxshim {
 
 class GpuInterceptor : public RequestInterceptor {
  public:
+  // Told what became of each CreateContainer (on the relay thread: it must only count).
+  using DecisionObserver = std::function<void(DecisionOutcome)>;
   // `sync` may be null (no kick on exhaustion).
   GpuInterceptor(const devices::DeviceSnapshot& snapshot, devices::Allocator& allocator,
-                 TargetOptions target, LedgerSync* sync);
+                 TargetOptions target, LedgerSync* sync, DecisionObserver observer = {});
 
   bool Wants(std::string_view method) const override;
   Interception Intercept(std::string_view method, std::string_view request) override;
 
  private:
   Interception CreateContainer(std::string_view request);
+  void Report(DecisionOutcome outcome) const {
+    if (observer_) observer_(outcome);
+  }
 
   const devices::DeviceSnapshot& snapshot_;
   devices::Allocator& allocator_;
   TargetOptions target_;
   LedgerSync* sync_;
+  DecisionObserver observer_;
 };
 
 }  // namespace dxshim

@@ -66,6 +66,11 @@ LedgerSync::~LedgerSync() {
 }
 
 bool LedgerSync::SyncOnce(std::chrono::milliseconds timeout, bool wait_for_runtime) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto report = [&](bool ok) {
+    if (timer_) timer_(ok, std::chrono::steady_clock::now() - started);
+    return ok;
+  };
   allocator_.BeginResync();
   // Both listings share one deadline, and the destructor cancels whichever is in flight. What
   // passes through dxshim between or during them (a commit, a stopped sandbox) is in the
@@ -108,7 +113,7 @@ bool LedgerSync::SyncOnce(std::chrono::milliseconds timeout, bool wait_for_runti
           name_, status.error_message());
     }
     failing_ = true;
-    return false;
+    return report(false);
   }
   if (failing_)
     spdlog::info("{}: the runtime's sandboxes and containers can be listed again", name_);
@@ -128,7 +133,7 @@ bool LedgerSync::SyncOnce(std::chrono::milliseconds timeout, bool wait_for_runti
   } else {
     spdlog::debug("{}: resynced, {} pod(s) hold GPUs", name_, outcome.holding);
   }
-  return true;
+  return report(true);
 }
 
 void LedgerSync::Start() {

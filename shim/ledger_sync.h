@@ -30,6 +30,8 @@ class LedgerSync {
  public:
   // Called after each resync with what the runtime said (the device plugin's view of it).
   using Observer = std::function<void(const devices::RuntimeRecord&)>;
+  // Called after each resync attempt: whether the runtime could be listed, and how long it took.
+  using ResyncTimer = std::function<void(bool ok, std::chrono::steady_clock::duration took)>;
   // `name` starts its log lines.
   LedgerSync(const Endpoint& runtime, devices::Allocator& allocator,
              std::chrono::milliseconds interval, Observer observer = {},
@@ -45,11 +47,14 @@ class LedgerSync {
   // while the runtime cannot be listed.
   void Start();
   void Kick();
+  // Before the first SyncOnce or Start.
+  void set_resync_timer(ResyncTimer timer) { timer_ = std::move(timer); }
 
  private:
   devices::Allocator& allocator_;
   std::chrono::milliseconds interval_;
   Observer observer_;
+  ResyncTimer timer_;
   std::string name_;
   std::unique_ptr<runtime::v1::RuntimeService::Stub> stub_;
   std::mutex mutex_;

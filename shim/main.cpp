@@ -8,6 +8,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "shim/build_info.h"
 #include "shim/device_plugin_command.h"
 #include "shim/devices_command.h"
 #include "shim/rewrite_command.h"
@@ -22,7 +23,7 @@ commands:
   devices   list the node's GPUs (table, YAML, JSON or node labels)
   device-plugin  kubelet's device plugin for the GPUs alone (serve runs it itself)
   rewrite   show how a container config (crictl JSON) would be rewritten for its pod
-  version   print the version
+  version   print the version, the git commit and the platform
   help      show this text
 
 `dxshim <command> --help` describes a command's options.
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
   if (command == "device-plugin") return dxshim::RunDevicePlugin(argc - 1, argv + 1);
   if (command == "rewrite") return dxshim::RunRewrite(argc - 1, argv + 1);
   if (command == "version" || command == "--version") {
-    std::cout << "dxshim " << DXSHIM_VERSION << "\n";
+    std::cout << dxshim::VersionLine() << "\n";
     return 0;
   }
   if (command == "help" || command == "--help" || command == "-h") {

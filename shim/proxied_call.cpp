@@ -13,10 +13,10 @@ class RefusedRelay final : public Relay {
  public:
   using Relay::Relay;
   void Begin() override {
-    call_.caller().Finish(
-        grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                     "dxshim: calls are accepted only through dxshim's own endpoint"),
-        finished_.Start());
+    const grpc::Status refused(grpc::StatusCode::PERMISSION_DENIED,
+                               "dxshim: calls are accepted only through dxshim's own endpoint");
+    call_.Answering(refused);
+    call_.caller().Finish(refused, finished_.Start());
   }
 
  private:
@@ -43,7 +43,8 @@ ProxiedCall::~ProxiedCall() {
 void ProxiedCall::Accepted(bool ok) {
   if (!ok) return;  // the server is shutting down; OperationDone() deletes this acceptor
   Accept(shared_);  // keep one acceptor waiting
-  ++outstanding_;   // the done notification, now that it will come
+  if (shared_.observer != nullptr) accepted_at_ = std::chrono::steady_clock::now();
+  ++outstanding_;  // the done notification, now that it will come
   if (shared_.admit_peer && !shared_.admit_peer(ctx_.peer())) {
     relay_ = std::make_unique<RefusedRelay>(*this);
     relay_->Begin();

@@ -14,6 +14,7 @@
 #include <grpcpp/generic/generic_stub.h>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string_view>
@@ -21,6 +22,7 @@
 #include "shim/call_registry.h"
 #include "shim/call_tag.h"
 #include "shim/interceptor.h"
+#include "shim/proxy_observer.h"
 
 namespace dxshim {
 
@@ -33,6 +35,7 @@ struct ProxyShared {
   // When set, a call whose peer (gRPC's peer string) it refuses is answered PERMISSION_DENIED
   // and never reaches the runtime. Windows: only the named pipe's own bridges are admitted.
   std::function<bool(std::string_view peer)> admit_peer;
+  ProxyObserver* observer = nullptr;  // may be null: nothing is reported
   CallRegistry registry;
   std::atomic<int> live_calls{0};  // accepted or waiting to be, so shutdown can wait for them
 };
@@ -84,6 +87,13 @@ class ProxiedCall final : public ActiveCall {
   ProxyShared& shared() { return shared_; }
   void ForwardRuntimeInitialMetadata();
   void ForwardRuntimeTrailingMetadata();
+  // Relays call this once, as they finish the caller's leg with `status`.
+  void Answering(const grpc::Status& status) {
+    if (shared_.observer != nullptr) {
+      shared_.observer->CallAnswered(method(), status.error_code(),
+                                     std::chrono::steady_clock::now() - accepted_at_);
+    }
+  }
 
  private:
   explicit ProxiedCall(ProxyShared& shared);
@@ -97,6 +107,7 @@ class ProxiedCall final : public ActiveCall {
   grpc::GenericServerAsyncReaderWriter caller_{&ctx_};
   grpc::ClientContext runtime_ctx_;
   std::unique_ptr<Relay> relay_;
+  std::chrono::steady_clock::time_point accepted_at_;  // set only when there is an observer
   int outstanding_ = 0;
   bool registered_ = false;
   Op<ProxiedCall, &ProxiedCall::Accepted> accepted_{*this, this};

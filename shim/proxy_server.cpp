@@ -23,6 +23,7 @@ void ProxyServer::Start() {
   shared_.interceptor = options_.interceptor;
   shared_.service = &service_;
   shared_.admit_peer = options_.admit_peer;
+  shared_.observer = options_.observer;
 
   const bool unix_socket = options_.listen.kind == Endpoint::Kind::kUnix;
 #ifdef _WIN32
@@ -68,8 +69,8 @@ void ProxyServer::Start() {
                                                     static_cast<mode_t>(options_.socket_mode));
   }
 #endif
-  connectivity_log_ =
-      std::make_unique<ConnectivityLog>(channel_, options_.runtime.ToString(), cq_.get());
+  connectivity_log_ = std::make_unique<ConnectivityLog>(channel_, options_.runtime.ToString(),
+                                                        cq_.get(), options_.observer);
   if (unix_socket) {
     spdlog::info("listening on {} (mode {:o}), relaying to runtime {}", options_.listen.ToString(),
                  options_.socket_mode, options_.runtime.ToString());

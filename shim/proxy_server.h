@@ -29,6 +29,7 @@ struct ProxyOptions {
   RequestInterceptor* interceptor = nullptr;  // not owned; may be null
   // When set, only calls whose gRPC peer it admits are relayed (see ProxyShared::admit_peer).
   std::function<bool(std::string_view peer)> admit_peer;
+  ProxyObserver* observer = nullptr;  // not owned; may be null
 };
 
 class ProxyServer {

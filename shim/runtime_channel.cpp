@@ -49,11 +49,12 @@ const char* Describe(grpc_connectivity_state state) {
 }  // namespace
 
 ConnectivityLog::ConnectivityLog(std::shared_ptr<grpc::Channel> channel, std::string runtime,
-                                 grpc::CompletionQueue* cq)
-    : channel_(std::move(channel)), runtime_(std::move(runtime)), cq_(cq) {
+                                 grpc::CompletionQueue* cq, ProxyObserver* observer)
+    : channel_(std::move(channel)), runtime_(std::move(runtime)), cq_(cq), observer_(observer) {
   // Connect eagerly, so that the first kubelet call does not pay for it.
   state_ = channel_->GetState(/*try_to_connect=*/true);
   logged_ = state_;
+  if (observer_ != nullptr) observer_->RuntimeState(state_);
   Arm();
 }
 
@@ -75,6 +76,7 @@ void ConnectivityLog::Complete(bool changed) {
           next == GRPC_CHANNEL_TRANSIENT_FAILURE ? spdlog::level::warn : spdlog::level::info;
       spdlog::log(level, "runtime {}: {}", runtime_, Describe(next));
     }
+    if (observer_ != nullptr && next != state_) observer_->RuntimeState(next);
     state_ = next;
   }
   if (stopping_) {

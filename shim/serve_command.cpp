@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <thread>
 #include <vector>
 
 #include "config/serve_config.h"
 #include "devices/allocator.h"
 #include "devices/device_source.h"
+#include "shim/build_info.h"
 #ifndef _WIN32
 #include "shim/device_plugin/plugin_process.h"
 #endif
@@ -17,6 +19,9 @@
 #include "shim/host_file_cache.h"
 #include "shim/ledger_sync.h"
 #include "shim/logging.h"
+#include "shim/metrics/http_endpoint.h"
+#include "shim/metrics/metrics.h"
+#include "shim/metrics/node_collector.h"
 #include "shim/node_feature_file.h"
 #include "shim/proxy_server.h"
 #include "shim/serve_options.h"
@@ -59,6 +64,7 @@ const char* Describe(const std::string& key) {
   if (key == "device-plugin-resource") return "extended resource to advertise (dxshim.io/gpu)";
   if (key == "node-feature-file") return "keep this NFD feature file with GPU labels (- none)";
   if (key == "node-feature-file-remove") return "remove the feature file on exit (true/false)";
+  if (key == "metrics-listen") return "serve /metrics, /healthz, /readyz on HOST:PORT (- none)";
   if (key == "linux-system32-path") return "linux target: container dir for System32 files";
   if (key == "linux-syswow64-path") return "linux target: container dir for SysWOW64 files";
   return "";
@@ -100,6 +106,10 @@ int CheckServe(const config::ServeConfig& cfg, const ProxyOptions& options) {
             << "\n"
             << "  labels   " << (cfg.node_feature_file.empty() ? "-" : cfg.node_feature_file)
             << "\n"
+            << "  metrics  "
+            << (cfg.metrics_listen.empty() ? std::string("-")
+                                           : "http://" + cfg.metrics_listen + "/metrics")
+            << "\n"
             << "  log      " << (cfg.log_file.empty() ? "stderr" : cfg.log_file) << "\n";
   return 0;
 }
@@ -126,6 +136,35 @@ int ParseServe(int argc, char** argv, config::ServeConfig& cfg, ProxyOptions& op
   return -1;
 }
 
+#ifndef _WIN32
+// `dxshim device-plugin` with serve's settings: the child process serve runs.
+std::vector<std::string> PluginArgs(const config::ServeConfig& cfg) {
+  return {"device-plugin",
+          "--log-level",
+          cfg.log_level,
+          "--device-source",
+          cfg.device_source,
+          "--sysfs-root",
+          cfg.sysfs_root,
+          "--device-refresh",
+          std::to_string(cfg.device_refresh.count()) + "ms",
+          "--include-integrated",
+          cfg.include_integrated ? "true" : "false",
+          "--include-detachable",
+          cfg.include_detachable ? "true" : "false",
+          "--max-containers-per-device",
+          std::to_string(cfg.policy.max_containers_per_device),
+          "--device-plugin-dir",
+          cfg.device_plugin_dir,
+          "--device-plugin-resource",
+          cfg.device_plugin_resource,
+          "--runtime",
+          cfg.runtime,
+          "--resync-interval",
+          std::to_string(cfg.resync_interval.count()) + "ms"};
+}
+#endif
+
 // Serves until `stop` is asked for; returns the exit code. Calls `ready` once kubelet can
 // connect (the Windows service reports RUNNING then).
 int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& stop,
@@ -146,6 +185,7 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
     options.admit_peer = [&pipes](std::string_view peer) { return pipes->Admits(peer); };
   }
 #endif
+  spdlog::info("{}", VersionLine());
   // Devices: one snapshot, refreshed in the background; never discovered on a request's path.
   std::unique_ptr<devices::DeviceSnapshot> snapshot;
   try {
@@ -159,7 +199,16 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
                cfg.policy.max_containers_per_device, ToString(cfg.policy.placement));
 
   devices::Allocator allocator(cfg.policy);
+  // Metrics (metrics-listen): counted from the start, served once the CRI endpoint is.
+  std::unique_ptr<metrics::Metrics> metrics;
+  if (!cfg.metrics_listen.empty()) metrics = std::make_unique<metrics::Metrics>();
   LedgerSync ledger(options.runtime, allocator, cfg.resync_interval);
+  GpuInterceptor::DecisionObserver on_decision;
+  if (metrics) {
+    ledger.set_resync_timer([m = metrics.get()](bool ok, auto took) { m->Resync(ok, took); });
+    on_decision = [m = metrics.get()](DecisionOutcome outcome) { m->Decision(outcome); };
+    options.observer = metrics.get();
+  }
   // Read existing allocations before listening, so that GPU requests right after a restart need
   // not wait; a runtime that is down fails this at once (GPU requests then get UNAVAILABLE until
   // the background resync succeeds) and does not delay the node's CRI endpoint.
@@ -171,37 +220,14 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
   target.linux_system32_path = cfg.linux_system32_path;
   target.linux_syswow64_path = cfg.linux_syswow64_path;
   target.file_exists = [&host_files](const std::string& path) { return host_files.Exists(path); };
-  GpuInterceptor interceptor(*snapshot, allocator, target, &ledger);
+  GpuInterceptor interceptor(*snapshot, allocator, target, &ledger, std::move(on_decision));
   options.interceptor = &interceptor;
 
   // Off the relay path: kubelet's device plugin API (its own process) and the node's labels.
 #ifndef _WIN32
   std::unique_ptr<device_plugin::PluginProcess> plugin;
   if (cfg.device_plugin) {
-    std::vector<std::string> args = {"device-plugin",
-                                     "--log-level",
-                                     cfg.log_level,
-                                     "--device-source",
-                                     cfg.device_source,
-                                     "--sysfs-root",
-                                     cfg.sysfs_root,
-                                     "--device-refresh",
-                                     std::to_string(cfg.device_refresh.count()) + "ms",
-                                     "--include-integrated",
-                                     cfg.include_integrated ? "true" : "false",
-                                     "--include-detachable",
-                                     cfg.include_detachable ? "true" : "false",
-                                     "--max-containers-per-device",
-                                     std::to_string(cfg.policy.max_containers_per_device),
-                                     "--device-plugin-dir",
-                                     cfg.device_plugin_dir,
-                                     "--device-plugin-resource",
-                                     cfg.device_plugin_resource,
-                                     "--runtime",
-                                     cfg.runtime,
-                                     "--resync-interval",
-                                     std::to_string(cfg.resync_interval.count()) + "ms"};
-    plugin = std::make_unique<device_plugin::PluginProcess>(std::move(args));
+    plugin = std::make_unique<device_plugin::PluginProcess>(PluginArgs(cfg));
   }
 #else
   if (cfg.device_plugin) {
@@ -233,6 +259,23 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
     spdlog::critical("cannot start: {}", e.what());
     return 1;
   }
+  std::unique_ptr<metrics::HttpEndpoint> http;
+  if (metrics) {
+    metrics->AddCollector([&] { return metrics::CollectNode(*snapshot, allocator); });
+    metrics::HttpHandlers handlers;
+    handlers.metrics = [&metrics] { return metrics->Render(); };
+    handlers.not_ready = [&] {
+      return metrics::NotReady(metrics->runtime_connected(), *snapshot, allocator);
+    };
+    try {
+      http = std::make_unique<metrics::HttpEndpoint>(cfg.metrics_listen, std::move(handlers));
+    } catch (const std::exception& e) {
+      spdlog::critical("cannot start: {}", e.what());
+      return 1;
+    }
+    const auto host = cfg.metrics_listen.substr(0, cfg.metrics_listen.rfind(':'));
+    spdlog::info("metrics: serving http://{}:{}/metrics, /healthz and /readyz", host, http->port());
+  }
 #ifndef _WIN32
   if (plugin) plugin->Start();
 #endif
@@ -241,7 +284,11 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
 #ifndef _WIN32
   if (plugin) plugin->Stop();
 #endif
+  // civetweb takes up to 2 s to stop (its threads poll in 2 s quanta): alongside the relay's
+  // shutdown, not after it.
+  std::thread stop_http([&http] { http.reset(); });
   server.Shutdown();
+  stop_http.join();
 #ifdef _WIN32
   pipes->Stop();
 #endif

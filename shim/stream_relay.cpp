@@ -116,6 +116,7 @@ void StreamRelay::MaybeFinishCaller() {
     spdlog::debug("{} -> {} {}", call_.method(), static_cast<int>(status_.error_code()),
                   status_.error_message());
   }
+  call_.Answering(status_);
   call_.caller().Finish(status_, caller_finished_.Start());
 }
 

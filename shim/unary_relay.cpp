@@ -63,6 +63,7 @@ void UnaryRelay::RuntimeAnswered(bool /*ok: always true for Finish*/) {
   call_.ForwardRuntimeInitialMetadata();
   call_.ForwardRuntimeTrailingMetadata();
   if (status_.ok()) {
+    call_.Answering(status_);
     call_.caller().WriteAndFinish(response_, grpc::WriteOptions(), status_, finished_.Start());
   } else {
     FinishCaller(status_);
@@ -74,6 +75,7 @@ void UnaryRelay::FinishCaller(const grpc::Status& status) {
     spdlog::debug("{} -> {} {}", call_.method(), static_cast<int>(status.error_code()),
                   status.error_message());
   }
+  call_.Answering(status);
   call_.caller().Finish(status, finished_.Start());
 }
 

@@ -87,7 +87,7 @@ TEST(Allocator, NeverMixesVendorsOrDrivers) {
                   a.Reserve(node, Request({{"dxshim.io/gpu", "3"}}), "pod-2");
                 },
                 &msg),
-            AllocationError::Kind::kImpossible);
+            AllocationError::Kind::kVendorMix);
   EXPECT_NE(msg.find("no 3 of them share one vendor and driver"), std::string::npos) << msg;
   EXPECT_EQ(KindOf(
                 [&] {

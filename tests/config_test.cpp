@@ -80,6 +80,41 @@ TEST(ServeConfig, TheShippedExampleIsValidAndStatesTheDefaults) {
   EXPECT_EQ(c.device_plugin_resource, defaults.device_plugin_resource);
   EXPECT_EQ(c.node_feature_file, defaults.node_feature_file);
   EXPECT_EQ(c.node_feature_file_remove, defaults.node_feature_file_remove);
+  EXPECT_EQ(c.metrics_listen, defaults.metrics_listen);
+}
+
+TEST(ServeConfig, MetricsListen) {
+  ServeConfig c;
+  EXPECT_EQ(c.metrics_listen, "") << "off unless asked for";
+  for (const char* good :
+       {"127.0.0.1:9464", "0.0.0.0:9464", "10.1.2.3:0", "[::1]:9464", "[::]:65535"}) {
+    ApplyServeKey(c, "metrics-listen", good, "--metrics-listen");
+    EXPECT_EQ(c.metrics_listen, good);
+  }
+  ApplyServeKey(c, "metrics-listen", "-", "--metrics-listen");
+  EXPECT_EQ(c.metrics_listen, "");
+  const std::pair<const char*, const char*> bad[] = {
+      {"9464", "no port"},
+      {"localhost:9464", "an IP address, not a name"},
+      {"127.0.0.1:", "0 to 65535"},
+      {"127.0.0.1:65536", "0 to 65535"},
+      {"127.0.0.1:94x", "0 to 65535"},
+      {"1.2.3.4.5:80", "an IP address"},
+      {"1.2.3:80", "an IP address"},
+      {"256.1.1.1:80", "an IP address"},
+      {"[::1:80", "an IP address"},
+      {"unix:///run/dxshim/metrics.sock", "unix sockets are not served"},
+  };
+  for (const auto& [text, why] : bad) {
+    try {
+      ApplyServeKey(c, "metrics-listen", text, "--metrics-listen");
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("--metrics-listen"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(ServeConfig, DevicePluginAndNodeLabelKeys) {

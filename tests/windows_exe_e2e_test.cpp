@@ -10,13 +10,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <regex>
 #include <thread>
 
 #include "tests/support/containerd.h"
 #include "tests/support/cri_client.h"
+#include "tests/support/http_get.h"
 #include "tests/support/test_gpu.h"
 #include "tests/support/wine_dxshim.h"
 
@@ -40,7 +43,7 @@ class WindowsExeEndToEnd : public testing::Test {
         DXSHIM_WINDOWS_EXE, DXSHIM_PIPE_RELAY_EXE, "tcp://" + containerd_->tcp_address(),
         {"--device-source", "inventory:" + *dir_ / "inventory.yaml", "--target", "linux",
          "--linux-system32-path", "/usr/lib/dxshim", "--max-containers-per-device", "1",
-         "--resync-interval", "2s", "--log-level", "debug"});
+         "--resync-interval", "2s", "--log-level", "debug", "--metrics-listen", "127.0.0.1:0"});
   }
 
   static void TearDownTestSuite() {
@@ -190,6 +193,39 @@ TEST_F(WindowsExeEndToEnd, ADirectConnectionToTheInternalPortIsRefused) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
   // The pipe still serves.
   EXPECT_TRUE(client_->Version(&v, seconds(30)).ok());
+}
+
+TEST_F(WindowsExeEndToEnd, TheMetricsEndpointServesTheSameMetrics) {
+  // dxshim.exe serves /metrics, /healthz and /readyz like the Linux build (wine's sockets are the
+  // host's, so the test reaches it from Linux).
+  std::smatch m;
+  const auto log = dxshim_->Log();
+  ASSERT_TRUE(std::regex_search(
+      log, m, std::regex(R"(metrics: serving http://(127\.0\.0\.1:\d+)/metrics)")))
+      << log;
+  const std::string at = m[1];
+  const auto calls = [&] {
+    const auto r = HttpGet(at, "/metrics");
+    EXPECT_EQ(r.status, 200) << r.body;
+    return Sample(r.body, "dxshim_cri_calls_total", {"method=\"Version\"", "code=\"OK\""});
+  };
+  const double before = calls();
+  v1::VersionResponse v;
+  ASSERT_TRUE(client_->Version(&v, seconds(30)).ok());
+  EXPECT_EQ(calls(), (std::isnan(before) ? 0 : before) + 1);
+  const auto text = HttpGet(at, "/metrics").body;
+  EXPECT_EQ(Sample(text, "dxshim_build_info", {"platform=\"windows/amd64\""}), 1) << text;
+  EXPECT_EQ(Sample(text, "dxshim_gpus"), 1);
+  EXPECT_EQ(Sample(text, "dxshim_runtime_connected"), 1);
+  EXPECT_FALSE(std::isnan(
+      Sample(text, "dxshim_create_container_decisions_total", {"outcome=\"injected\""})));
+  EXPECT_EQ(HttpGet(at, "/healthz").status, 200);
+  EXPECT_TRUE(WaitFor([&] { return HttpGet(at, "/readyz").status == 200; }, seconds(30)))
+      << HttpGet(at, "/readyz").body;
+  std::ofstream(*dir_ / "metrics.txt") << text;
+  Process promtool({"sh", "-c", "promtool check metrics < " + *dir_ / "metrics.txt"},
+                   *dir_ / "promtool.log");
+  EXPECT_EQ(promtool.Wait(seconds(60)), 0) << promtool.Log();
 }
 
 TEST_F(WindowsExeEndToEnd, ContainerdRestartIsUnavailableThenRecoversWithoutRestartingDxshim) {

@@ -7,12 +7,14 @@
 # dxcore.dll (tests/windows/fake_dxcore.cpp) reports canned adapters, none of which has a PnP
 # device, so both programs list no GPU and report the same skipped adapters.
 # usage: dxshim_exe_test.sh SOURCE_DIR dxshim.exe dxshim-devices.exe fake-dxcore.dll VERSION
+#        LINUX_DXSHIM
 set -uo pipefail
-source_dir=${1:?usage: dxshim_exe_test.sh SOURCE_DIR dxshim.exe dxshim-devices.exe fake-dxcore.dll VERSION}
+source_dir=${1:?usage: dxshim_exe_test.sh SOURCE_DIR dxshim.exe dxshim-devices.exe fake-dxcore.dll VERSION LINUX_DXSHIM}
 exe=${2:?}
 devices_exe=${3:?}
 fake_dxcore=${4:?}
 version=${5:?}
+linux_dxshim=${6:?}
 source "$(dirname "$0")/wine_test_env.sh"
 need_exe "$exe"
 run() {  # run ARGS...: dxshim.exe's stdout in $work/out, stderr in $work/err, exit code in $code
@@ -21,8 +23,13 @@ run() {  # run ARGS...: dxshim.exe's stdout in $work/out, stderr in $work/err, e
 }
 
 run --version
-check "--version prints 'dxshim $version' and exits 0" \
-  $([ "$code" = 0 ] && [ "$(cat "$work/out")" = "dxshim $version" ]; echo $?) "$(cat "$work/out" "$work/err")"
+# The same commit as the Linux build of the same sources, and the platform.
+linux_version=$("$linux_dxshim" --version)
+commit=$(sed -n 's/^dxshim [^ ]* (commit \([0-9a-f]\{12\}\(-dirty\)\{0,1\}\|unknown\), linux\/amd64)$/\1/p' <<<"$linux_version")
+check "the Linux build's --version names a commit ($linux_version)" $([ -n "$commit" ]; echo $?)
+check "--version prints 'dxshim $version (commit $commit, windows/amd64)' and exits 0" \
+  $([ "$code" = 0 ] && [ "$(cat "$work/out")" = "dxshim $version (commit $commit, windows/amd64)" ]; echo $?) \
+  "$(cat "$work/out" "$work/err")"
 check "its output has no carriage return (binary stdout: the same bytes as Linux)" \
   $(! grep -q $'\r' "$work/out"; echo $?)
 

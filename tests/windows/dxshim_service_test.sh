@@ -22,6 +22,7 @@ log="$work/log/dxshim.log"
 winlog=$(winpath "$log")
 sed -e "s|^listen: .*|listen: npipe://./pipe/$pipe|" \
     -e "s|^log-file: .*|log-file: '${winlog//\\/\\\\}'|" \
+    -e "s|^metrics-listen: .*|metrics-listen: 127.0.0.1:0|" \
     "$source_dir/deploy/examples/dxshim-windows.yaml" >"$work/dxshim.yaml"
 printf 'log-file-max-size: 64Ki\nlog-file-count: 2\n' >>"$work/dxshim.yaml"
 # The log as a node's would be after a while: at its size limit, so the service's lines rotate it.
@@ -40,6 +41,8 @@ check "the service driver's checks" "${PIPESTATUS[0]}"
 current=$(cat "$log" 2>/dev/null)
 check "the service wrote its log at the configured path" \
   $(grep -qF "listening on npipe://./pipe/$pipe" <<<"$current"; echo $?) "$current"
+check "as a service it served its metrics endpoint too" \
+  $(grep -qE "metrics: serving http://127\.0\.0\.1:[0-9]+/metrics" <<<"$current"; echo $?) "$current"
 check "and logged its stop by the service manager and its end" \
   $(grep -qF "stopping: service stop" <<<"$current" && grep -qF "info stopped" <<<"$current"; echo $?) "$current"
 check "the full log was rotated to dxshim.1.log" \

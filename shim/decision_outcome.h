@@ -1,0 +1,49 @@
+// What became of one CreateContainer, as dxshim's metrics count it. Header only: the metrics
+// library reads it without linking the interceptor.
+#pragma once
+
+namespace dxshim {
+
+// What became of one CreateContainer: given devices, passed through untouched, or refused (by
+// dxshim for a reason, or by the runtime after dxshim rewrote it). For metrics and logs.
+enum class DecisionOutcome {
+  kInjected,        // the runtime created the container with its devices
+  kPassedThrough,   // nothing to do: the caller's bytes went to the runtime untouched
+  kInvalidRequest,  // a dxshim.io/ annotation or the plugin-slots annotation does not parse
+  kNoMatch,         // no GPU on the node can ever satisfy the request
+  kVendorMix,       // enough GPUs match, but not enough of one vendor and driver
+  kExhausted,       // matching GPUs exist but are held by other pods
+  kNamespace,       // the pod's namespace may not request GPUs
+  kNotSynced,       // the ledger has not been read from the runtime yet
+  kRuntimeFailure,  // dxshim rewrote the request, the runtime did not create the container
+};
+inline constexpr DecisionOutcome kAllDecisionOutcomes[] = {
+    DecisionOutcome::kInjected,  DecisionOutcome::kPassedThrough, DecisionOutcome::kInvalidRequest,
+    DecisionOutcome::kNoMatch,   DecisionOutcome::kVendorMix,     DecisionOutcome::kExhausted,
+    DecisionOutcome::kNamespace, DecisionOutcome::kNotSynced,     DecisionOutcome::kRuntimeFailure};
+// The label value: "injected", "passed_through", "invalid_annotation", "no_match", ...
+constexpr const char* ToString(DecisionOutcome outcome) {
+  switch (outcome) {
+    case DecisionOutcome::kInjected:
+      return "injected";
+    case DecisionOutcome::kPassedThrough:
+      return "passed_through";
+    case DecisionOutcome::kInvalidRequest:
+      return "invalid_annotation";
+    case DecisionOutcome::kNoMatch:
+      return "no_match";
+    case DecisionOutcome::kVendorMix:
+      return "vendor_mix";
+    case DecisionOutcome::kExhausted:
+      return "exhausted";
+    case DecisionOutcome::kNamespace:
+      return "namespace";
+    case DecisionOutcome::kNotSynced:
+      return "not_synced";
+    case DecisionOutcome::kRuntimeFailure:
+      return "runtime_failure";
+  }
+  return "unknown";
+}
+
+}  // namespace dxshim

@@ -1,0 +1,119 @@
+#include "shim/metrics/node_collector.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+namespace dxshim::metrics {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+MetricFamily Family(std::string name, std::string help, MetricType type) {
+  MetricFamily f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.type = type;
+  return f;
+}
+
+void AddSample(MetricFamily& family, std::vector<ClientMetric::Label> labels, double value) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  if (family.type == MetricType::Counter) {
+    m.counter.value = value;
+  } else {
+    m.gauge.value = value;
+  }
+  family.metric.push_back(std::move(m));
+}
+
+}  // namespace
+
+std::vector<MetricFamily> CollectNode(const devices::DeviceSnapshot& snapshot,
+                                      const devices::Allocator& allocator) {
+  const auto inventory = snapshot.Current();
+  const auto usage = allocator.Usage();
+  const unsigned per_device = allocator.policy().max_containers_per_device;
+
+  auto slots = Family("dxshim_gpu_pod_slots",
+                      "Pods a GPU may be given to at once (max-containers-per-device; 1 while a "
+                      "pod holds it exclusively)",
+                      MetricType::Gauge);
+  auto pods = Family("dxshim_gpu_pods", "Pods holding a GPU now", MetricType::Gauge);
+  auto exclusive =
+      Family("dxshim_gpu_exclusive", "1 while a pod holds the GPU exclusively", MetricType::Gauge);
+  auto memory = Family("dxshim_gpu_memory_bytes", "A GPU's dedicated memory", MetricType::Gauge);
+  auto present = Family("dxshim_gpu_present",
+                        "1 for a GPU in the device snapshot; 0 for one that left it while pods "
+                        "still hold it",
+                        MetricType::Gauge);
+  const auto add_gpu = [&](const std::string& id, const std::string& vendor,
+                           const std::string& model, std::uint64_t bytes, bool in_snapshot) {
+    const std::vector<ClientMetric::Label> labels = {
+        {"gpu", id}, {"vendor", vendor}, {"model", model}};
+    const auto held = usage.find(id);
+    const devices::DeviceUsage use = held == usage.end() ? devices::DeviceUsage{} : held->second;
+    AddSample(slots, labels, use.exclusive ? 1 : per_device);
+    AddSample(pods, labels, use.pods);
+    AddSample(exclusive, labels, use.exclusive ? 1 : 0);
+    AddSample(memory, labels, static_cast<double>(bytes));
+    AddSample(present, labels, in_snapshot ? 1 : 0);
+  };
+  std::set<std::string> listed;
+  for (const auto& d : inventory->devices) {
+    add_gpu(d.id, d.vendor, d.description, d.dedicated_memory, true);
+    listed.insert(d.id);
+  }
+  for (const auto& [id, use] : usage) {
+    if (use.pods > 0 && !listed.contains(id)) add_gpu(id, "", "", 0, false);
+  }
+
+  const auto stats = snapshot.stats();
+  auto gpus = Family("dxshim_gpus", "GPUs in the device snapshot (what dxshim hands out)",
+                     MetricType::Gauge);
+  AddSample(gpus, {}, static_cast<double>(inventory->devices.size()));
+  auto source =
+      Family("dxshim_device_source_info",
+             "Always 1; the source label says where the GPUs come from", MetricType::Gauge);
+  AddSample(source, {{"source", snapshot.source_name()}}, 1);
+  auto loads = Family("dxshim_device_snapshot_loads_total",
+                      "Successful reads of the device source (at start and after each change)",
+                      MetricType::Counter);
+  AddSample(loads, {}, static_cast<double>(stats.loads));
+  auto failures = Family("dxshim_device_snapshot_load_failures_total",
+                         "Reads of the device source that failed (the previous GPUs were kept)",
+                         MetricType::Counter);
+  AddSample(failures, {}, static_cast<double>(stats.failures));
+  auto generation =
+      Family("dxshim_device_snapshot_generation",
+             "Changes of the device snapshot since start (1: as first loaded)", MetricType::Gauge);
+  AddSample(generation, {}, static_cast<double>(inventory->generation));
+  auto synced = Family("dxshim_ledger_synced",
+                       "1 once the GPU ledger has been read from the runtime", MetricType::Gauge);
+  AddSample(synced, {}, allocator.synced() ? 1 : 0);
+
+  std::vector<MetricFamily> out;
+  for (auto* f : {&slots, &pods, &exclusive, &memory, &present, &gpus, &source, &loads, &failures,
+                  &generation, &synced}) {
+    out.push_back(std::move(*f));
+  }
+  return out;
+}
+
+std::vector<std::string> NotReady(bool runtime_connected, const devices::DeviceSnapshot& snapshot,
+                                  const devices::Allocator& allocator) {
+  std::vector<std::string> missing;
+  if (!runtime_connected) missing.emplace_back("runtime: not connected");
+  if (!allocator.synced()) {
+    missing.emplace_back("ledger: not yet read from the runtime (GPU requests wait for it)");
+  }
+  if (!snapshot.stats().loaded) {
+    missing.push_back("devices: " + snapshot.source_name() + " has not been read successfully");
+  }
+  return missing;
+}
+
+}  // namespace dxshim::metrics

@@ -1,0 +1,31 @@
+// The node's GPU state as metrics, read at each scrape from the objects that own it: the device
+// snapshot (which GPUs, from which source, how often it was read) and the allocator's ledger
+// (which pods hold which GPU, exclusively or shared).
+#pragma once
+
+#include <prometheus/metric_family.h>
+
+#include <vector>
+
+#include "devices/allocator.h"
+#include "devices/device_source.h"
+
+namespace dxshim::metrics {
+
+// Per GPU, labelled gpu (its id), vendor and model (its description):
+//   dxshim_gpu_pod_slots   pods it may be given to at once (1 once a pod holds it exclusively)
+//   dxshim_gpu_pods        pods holding it now
+//   dxshim_gpu_exclusive   1 while a pod holds it exclusively
+//   dxshim_gpu_memory_bytes, dxshim_gpu_present
+// and for the node: dxshim_gpus, dxshim_device_source_info{source}, dxshim_device_snapshot_*,
+// dxshim_ledger_synced. A GPU that left the snapshot while pods still hold it is listed with
+// present 0 until they let go.
+std::vector<prometheus::MetricFamily> CollectNode(const devices::DeviceSnapshot& snapshot,
+                                                  const devices::Allocator& allocator);
+
+// What keeps dxshim from being ready, one line each (empty: ready): the runtime connection, the
+// ledger's first read, the device snapshot's first load.
+std::vector<std::string> NotReady(bool runtime_connected, const devices::DeviceSnapshot& snapshot,
+                                  const devices::Allocator& allocator);
+
+}  // namespace dxshim::metrics

@@ -1,0 +1,166 @@
+// dxshim's metrics without a runtime: what each event adds to the exposition, the bound on the
+// methods a caller can make series of, the runtime reconnect count, and the HTTP endpoint's
+// answers and errors (real sockets, the real civetweb).
+#include "shim/metrics/metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "shim/metrics/http_endpoint.h"
+#include "tests/support/http_get.h"
+
+namespace dxshim::metrics {
+namespace {
+
+using std::chrono::milliseconds;
+using test::Sample;
+
+constexpr auto kVersion = "/runtime.v1.RuntimeService/Version";
+
+double Calls(const std::string& text, const std::string& service, const std::string& method,
+             const std::string& code) {
+  return Sample(
+      text, "dxshim_cri_calls_total",
+      {"service=\"" + service + "\"", "method=\"" + method + "\"", "code=\"" + code + "\""});
+}
+
+TEST(Metrics, CallsByMethodAndCodeWithTheirLatency) {
+  Metrics m;
+  m.CallAnswered(kVersion, grpc::StatusCode::OK, std::chrono::microseconds(70));
+  m.CallAnswered(kVersion, grpc::StatusCode::OK, std::chrono::microseconds(30));
+  m.CallAnswered(kVersion, grpc::StatusCode::UNAVAILABLE, milliseconds(2));
+  m.CallAnswered("/runtime.v1.ImageService/PullImage", grpc::StatusCode::OK, milliseconds(20000));
+  const auto text = m.Render();
+  EXPECT_EQ(Calls(text, "runtime.v1.RuntimeService", "Version", "OK"), 2) << text;
+  EXPECT_EQ(Calls(text, "runtime.v1.RuntimeService", "Version", "UNAVAILABLE"), 1);
+  EXPECT_TRUE(std::isnan(Calls(text, "runtime.v1.RuntimeService", "Version", "INTERNAL")))
+      << "codes never seen have no series";
+  EXPECT_EQ(Calls(text, "runtime.v1.ImageService", "PullImage", "OK"), 1);
+  const auto bucket = [&](const char* le) {
+    return Sample(text, "dxshim_cri_call_duration_seconds_bucket",
+                  {"method=\"Version\"", std::string("le=\"") + le + "\""});
+  };
+  EXPECT_EQ(bucket("5e-05"), 1);  // 30 µs
+  EXPECT_EQ(bucket("0.0001"), 2);
+  EXPECT_EQ(bucket("0.0025"), 3);
+  EXPECT_EQ(Sample(text, "dxshim_cri_call_duration_seconds_sum", {"method=\"Version\""}), 0.0021);
+  EXPECT_EQ(Sample(text, "dxshim_cri_call_duration_seconds_bucket",
+                   {"method=\"PullImage\"", "le=\"10\""}),
+            0)
+      << "20 s is beyond the last bucket";
+  EXPECT_EQ(Sample(text, "dxshim_cri_call_duration_seconds_bucket",
+                   {"method=\"PullImage\"", "le=\"+Inf\""}),
+            1);
+}
+
+TEST(Metrics, ACallerCannotGrowTheScrapeWithoutBound) {
+  Metrics m;
+  m.CallAnswered("/grpc.health.v1.Health/Check", grpc::StatusCode::UNIMPLEMENTED, milliseconds(1));
+  m.CallAnswered("/runtime.v1.RuntimeService/", grpc::StatusCode::UNIMPLEMENTED, milliseconds(1));
+  for (int i = 0; i < 500; ++i) {
+    m.CallAnswered("/runtime.v1.RuntimeService/Made" + std::to_string(i),
+                   grpc::StatusCode::UNIMPLEMENTED, milliseconds(1));
+  }
+  const auto text = m.Render();
+  EXPECT_EQ(Calls(text, "other", "other", "UNIMPLEMENTED"), 2 + 500 - 63) << text;
+  EXPECT_EQ(Calls(text, "runtime.v1.RuntimeService", "Made0", "UNIMPLEMENTED"), 1);
+  EXPECT_TRUE(std::isnan(Calls(text, "runtime.v1.RuntimeService", "Made499", "UNIMPLEMENTED")));
+  std::size_t series = 0;
+  for (auto at = text.find("\ndxshim_cri_call_duration_seconds_count{"); at != std::string::npos;
+       at = text.find("\ndxshim_cri_call_duration_seconds_count{", at + 1)) {
+    ++series;
+  }
+  EXPECT_EQ(series, CallMetrics::kMaxMethods);
+}
+
+TEST(Metrics, DecisionsAreAllThereFromTheStart) {
+  Metrics m;
+  m.Decision(DecisionOutcome::kInjected);
+  m.Decision(DecisionOutcome::kVendorMix);
+  m.Decision(DecisionOutcome::kVendorMix);
+  const auto text = m.Render();
+  for (const auto outcome : kAllDecisionOutcomes) {
+    const double expected = outcome == DecisionOutcome::kInjected    ? 1
+                            : outcome == DecisionOutcome::kVendorMix ? 2
+                                                                     : 0;
+    EXPECT_EQ(Sample(text, "dxshim_create_container_decisions_total",
+                     {std::string("outcome=\"") + ToString(outcome) + "\""}),
+              expected)
+        << ToString(outcome);
+  }
+}
+
+TEST(Metrics, RuntimeReconnectsCountOnlyComebacks) {
+  Metrics m;
+  m.RuntimeState(GRPC_CHANNEL_CONNECTING);
+  EXPECT_FALSE(m.runtime_connected());
+  m.RuntimeState(GRPC_CHANNEL_READY);  // the first connection is not a reconnect
+  m.RuntimeState(GRPC_CHANNEL_IDLE);
+  m.RuntimeState(GRPC_CHANNEL_CONNECTING);
+  m.RuntimeState(GRPC_CHANNEL_TRANSIENT_FAILURE);
+  EXPECT_EQ(Sample(m.Render(), "dxshim_runtime_connected"), 0);
+  m.RuntimeState(GRPC_CHANNEL_READY);
+  EXPECT_TRUE(m.runtime_connected());
+  const auto text = m.Render();
+  EXPECT_EQ(Sample(text, "dxshim_runtime_connected"), 1);
+  EXPECT_EQ(Sample(text, "dxshim_runtime_reconnects_total"), 1);
+}
+
+TEST(Metrics, Resyncs) {
+  Metrics m;
+  EXPECT_EQ(Sample(m.Render(), "dxshim_ledger_last_resync_success_timestamp_seconds"), 0);
+  m.Resync(false, milliseconds(5000));
+  m.Resync(true, milliseconds(3));
+  const auto text = m.Render();
+  EXPECT_EQ(Sample(text, "dxshim_ledger_resyncs_total", {"result=\"ok\""}), 1);
+  EXPECT_EQ(Sample(text, "dxshim_ledger_resyncs_total", {"result=\"failed\""}), 1);
+  EXPECT_EQ(Sample(text, "dxshim_ledger_resync_duration_seconds_count"), 1);
+  EXPECT_GT(Sample(text, "dxshim_ledger_last_resync_success_timestamp_seconds"), 1.7e9);
+}
+
+TEST(HttpEndpoint, AnswersAndRefuses) {
+  std::vector<std::string> missing = {"runtime: not connected"};
+  HttpHandlers handlers;
+  handlers.metrics = [] { return std::string("dxshim_x 1\n"); };
+  handlers.not_ready = [&] { return missing; };
+  HttpEndpoint endpoint("127.0.0.1:0", handlers);
+  ASSERT_GT(endpoint.port(), 0);
+  const auto at = "127.0.0.1:" + std::to_string(endpoint.port());
+  EXPECT_EQ(test::HttpGet(at, "/metrics").body, "dxshim_x 1\n");
+  auto r = test::HttpGet(at, "/readyz");
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(r.body, "not ready:\n  runtime: not connected\n");
+  missing.clear();
+  r = test::HttpGet(at, "/readyz");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "ready\n");
+  EXPECT_EQ(test::HttpGet(at, "/healthz").body, "ok\n");
+  EXPECT_EQ(test::HttpGet(at, "/metricsx").status, 404);
+  EXPECT_EQ(test::HttpRequest(at, "DELETE", "/healthz").status, 405);
+
+  // A port in use: the error names the address.
+  try {
+    HttpEndpoint second(at, handlers);
+    ADD_FAILURE() << "a second endpoint listened on " << at;
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot serve metrics on " + at), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(HttpEndpoint, AFailingScrapeIsA500NotACrash) {
+  HttpHandlers handlers;
+  handlers.metrics = []() -> std::string { throw std::runtime_error("collector broke"); };
+  handlers.not_ready = [] { return std::vector<std::string>{}; };
+  HttpEndpoint endpoint("127.0.0.1:0", handlers);
+  const auto at = "127.0.0.1:" + std::to_string(endpoint.port());
+  const auto r = test::HttpGet(at, "/metrics");
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(r.body, "collector broke\n");
+  EXPECT_EQ(test::HttpGet(at, "/healthz").status, 200);
+}
+
+}  // namespace
+}  // namespace dxshim::metrics

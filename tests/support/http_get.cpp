@@ -1,0 +1,115 @@
+#include "tests/support/http_get.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace dxshim::test {
+namespace {
+
+sockaddr_in Loopback(const std::string& host, int port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  inet_pton(AF_INET, host.c_str(), &a.sin_addr);
+  return a;
+}
+
+}  // namespace
+
+HttpResponse HttpRequest(const std::string& address, const std::string& method,
+                         const std::string& path) {
+  HttpResponse response;
+  const auto colon = address.rfind(':');
+  const auto host = address.substr(0, colon);
+  const int port = std::atoi(address.substr(colon + 1).c_str());
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval timeout{10, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  const auto to = Loopback(host, port);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof(to)) != 0) {
+    ::close(fd);
+    response.body = "cannot connect to " + address;
+    return response;
+  }
+  const auto request =
+      method + " " + path + " HTTP/1.1\r\nHost: " + address + "\r\nConnection: close\r\n\r\n";
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
+      static_cast<ssize_t>(request.size())) {
+    ::close(fd);
+    response.body = "cannot send to " + address;
+    return response;
+  }
+  std::string raw;
+  char buffer[16384];
+  for (ssize_t n; (n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0;) {
+    raw.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  const auto end = raw.find("\r\n\r\n");
+  if (!raw.starts_with("HTTP/1.") || end == std::string::npos) {
+    response.body = "no HTTP answer from " + address + ": " + raw;
+    return response;
+  }
+  std::istringstream head(raw.substr(0, end));
+  std::string line;
+  std::getline(head, line);
+  response.status = std::atoi(line.substr(9, 3).c_str());
+  while (std::getline(head, line)) {
+    const auto sep = line.find(':');
+    if (sep == std::string::npos) continue;
+    auto name = line.substr(0, sep);
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    auto value = line.substr(sep + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    if (!value.empty() && value.back() == '\r') value.pop_back();
+    response.headers[name] = value;
+  }
+  response.body = raw.substr(end + 4);
+  return response;
+}
+
+int FreeTcpPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  auto a = Loopback("127.0.0.1", 0);
+  socklen_t length = sizeof(a);
+  const bool bound = ::bind(fd, reinterpret_cast<const sockaddr*>(&a), sizeof(a)) == 0 &&
+                     ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) == 0;
+  ::close(fd);
+  return bound ? ntohs(a.sin_port) : 0;
+}
+
+double Sample(const std::string& exposition, const std::string& name,
+              const std::vector<std::string>& labels) {
+  std::istringstream in(exposition);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with(name)) continue;
+    const auto rest = line.substr(name.size());
+    std::string label_set;
+    std::string value;
+    if (rest.starts_with("{")) {
+      const auto close = rest.rfind('}');
+      label_set = rest.substr(0, close + 1);
+      value = rest.substr(close + 1);
+    } else if (rest.starts_with(" ")) {
+      value = rest;
+    } else {
+      continue;  // a longer name with this prefix
+    }
+    const bool all = std::all_of(labels.begin(), labels.end(), [&](const std::string& l) {
+      return label_set.find(l) != std::string::npos;
+    });
+    if (all) return std::strtod(value.c_str(), nullptr);
+  }
+  return std::nan("");
+}
+
+}  // namespace dxshim::test

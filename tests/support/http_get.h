@@ -1,0 +1,33 @@
+// A plain HTTP/1.1 client for tests of dxshim's metrics endpoint and of a Prometheus server:
+// one request per connection over loopback TCP, the whole answer read until the server closes.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dxshim::test {
+
+struct HttpResponse {
+  int status = 0;                              // 0: no connection, or no HTTP answer
+  std::map<std::string, std::string> headers;  // names lower-cased
+  std::string body;
+};
+
+// `address` is "HOST:PORT" (an IPv4 address). Never throws: a failure is status 0 with the reason
+// in body.
+HttpResponse HttpRequest(const std::string& address, const std::string& method,
+                         const std::string& path);
+inline HttpResponse HttpGet(const std::string& address, const std::string& path) {
+  return HttpRequest(address, "GET", path);
+}
+
+// A free loopback TCP port now (bound and released: a later bind may still lose a race).
+int FreeTcpPort();
+
+// The value of the first sample of `name` in Prometheus text `exposition` whose labels include
+// every `key="value"` in `labels`; NaN when there is none.
+double Sample(const std::string& exposition, const std::string& name,
+              const std::vector<std::string>& labels = {});
+
+}  // namespace dxshim::test
