@@ -137,16 +137,6 @@ double ChildrenRssMiB(pid_t parent) {
   return total;
 }
 
-// "127.0.0.1:PORT" of the metrics endpoint a dxshim logged.
-std::string MetricsAddress(const std::string& log_path) {
-  const auto log = ReadFile(log_path);
-  const std::string marker = "metrics: serving http://";
-  const auto at = log.find(marker);
-  if (at == std::string::npos) return "";
-  const auto start = at + marker.size();
-  return log.substr(start, log.find('/', start) - start);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -251,7 +241,7 @@ int main(int argc, char** argv) {
   Measure("Version (C++ runtime)", calls, version, fake_proxied, fake_proxied_control,
           fake_control.process().pid(), "no metrics", "control", fake_dxshim.process().pid());
   // A scrape (off the relay path): the metrics dxshim in front of containerd, after the runs.
-  const auto address = MetricsAddress(dir / "dxshim-metrics.log");
+  const auto address = MetricsAddress(ReadFile(dir / "dxshim-metrics.log"));
   std::vector<double> scrapes;
   std::size_t bytes = 0;
   for (int i = 0; i < 200; ++i) {

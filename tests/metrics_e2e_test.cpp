@@ -24,12 +24,8 @@ class Metrics : public GpuNodeTest {
   void SetUp() override {
     StartDxshim(1, {"--metrics-listen", "127.0.0.1:0", "--resync-interval", "1s", "--device-plugin",
                     "false"});
-    std::smatch m;
-    const auto log = Log();
-    ASSERT_TRUE(std::regex_search(
-        log, m, std::regex(R"(metrics: serving http://(127\.0\.0\.1:\d+)/metrics)")))
-        << log;
-    address_ = m[1];
+    address_ = MetricsAddress(Log());
+    ASSERT_NE(address_, "") << Log();
   }
 
   std::string Scrape() {
@@ -121,7 +117,7 @@ TEST_F(Metrics, AScriptedScenarioShowsExactlyItsCounts) {
 
 TEST_F(Metrics, APrometheusServerScrapesTheGpuHolders) {
   Scenario();
-  const int port = FreeTcpPort();
+  const int port = FreeLoopbackPort();
   const auto web = "127.0.0.1:" + std::to_string(port);
   std::ofstream(dir_ / "prometheus.yml")
       << "global:\n  scrape_interval: 1s\n"

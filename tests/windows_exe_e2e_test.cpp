@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <regex>
 #include <thread>
 
 #include "tests/support/containerd.h"
@@ -198,12 +197,8 @@ TEST_F(WindowsExeEndToEnd, ADirectConnectionToTheInternalPortIsRefused) {
 TEST_F(WindowsExeEndToEnd, TheMetricsEndpointServesTheSameMetrics) {
   // dxshim.exe serves /metrics, /healthz and /readyz like the Linux build (wine's sockets are the
   // host's, so the test reaches it from Linux).
-  std::smatch m;
-  const auto log = dxshim_->Log();
-  ASSERT_TRUE(std::regex_search(
-      log, m, std::regex(R"(metrics: serving http://(127\.0\.0\.1:\d+)/metrics)")))
-      << log;
-  const std::string at = m[1];
+  const auto at = MetricsAddress(dxshim_->Log());
+  ASSERT_NE(at, "") << dxshim_->Log();
   const auto calls = [&] {
     const auto r = HttpGet(at, "/metrics");
     EXPECT_EQ(r.status, 200) << r.body;

@@ -20,9 +20,6 @@
 
 namespace dxshim::test {
 
-namespace {
-
-// A 127.0.0.1 port nobody listens on now (bound, read and released).
 int FreeLoopbackPort() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
@@ -35,8 +32,6 @@ int FreeLoopbackPort() {
   if (!ok) throw std::runtime_error("no free loopback port");
   return ntohs(address.sin_port);
 }
-
-}  // namespace
 
 Containerd::Containerd(Listen listen) : socket_(dir_ / "containerd.sock") {
   if (listen == Listen::kUnixAndTcp) {

@@ -14,6 +14,10 @@ namespace dxshim::test {
 inline constexpr const char* kPauseImage = "registry.k8s.io/pause:3.6";
 inline constexpr const char* kBusyboxImage = "dxshim.test/busybox:1";
 
+// A 127.0.0.1 port nobody listens on now (bound, read and released: a later bind may still lose
+// a race). Throws when none can be had.
+int FreeLoopbackPort();
+
 class Containerd {
  public:
   enum class Listen { kUnix, kUnixAndTcp };

@@ -77,14 +77,12 @@ HttpResponse HttpRequest(const std::string& address, const std::string& method,
   return response;
 }
 
-int FreeTcpPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  auto a = Loopback("127.0.0.1", 0);
-  socklen_t length = sizeof(a);
-  const bool bound = ::bind(fd, reinterpret_cast<const sockaddr*>(&a), sizeof(a)) == 0 &&
-                     ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) == 0;
-  ::close(fd);
-  return bound ? ntohs(a.sin_port) : 0;
+std::string MetricsAddress(const std::string& log) {
+  const std::string marker = "metrics: serving http://";
+  const auto at = log.find(marker);
+  if (at == std::string::npos) return "";
+  const auto start = at + marker.size();
+  return log.substr(start, log.find('/', start) - start);
 }
 
 double Sample(const std::string& exposition, const std::string& name,

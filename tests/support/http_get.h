@@ -22,8 +22,9 @@ inline HttpResponse HttpGet(const std::string& address, const std::string& path)
   return HttpRequest(address, "GET", path);
 }
 
-// A free loopback TCP port now (bound and released: a later bind may still lose a race).
-int FreeTcpPort();
+// "127.0.0.1:PORT" of the metrics endpoint a dxshim's log announces ("metrics: serving
+// http://127.0.0.1:PORT/metrics"), or "" when it does not.
+std::string MetricsAddress(const std::string& log);
 
 // The value of the first sample of `name` in Prometheus text `exposition` whose labels include
 // every `key="value"` in `labels`; NaN when there is none.
