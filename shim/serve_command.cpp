@@ -199,7 +199,7 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
                cfg.policy.max_containers_per_device, ToString(cfg.policy.placement));
 
   devices::Allocator allocator(cfg.policy);
-  // Metrics (metrics-listen): counted from the start, served once the CRI endpoint is.
+  // Metrics (metrics-listen): counted from the start, served just before the CRI endpoint.
   std::unique_ptr<metrics::Metrics> metrics;
   if (!cfg.metrics_listen.empty()) metrics = std::make_unique<metrics::Metrics>();
   LedgerSync ledger(options.runtime, allocator, cfg.resync_interval);
@@ -249,16 +249,8 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
     }
   }
 
-  ProxyServer server(options);
-  try {
-    server.Start();
-#ifdef _WIN32
-    pipes->Listen(server.bound_port());
-#endif
-  } catch (const std::exception& e) {
-    spdlog::critical("cannot start: {}", e.what());
-    return 1;
-  }
+  // Before the relay: once the CRI endpoint answers, every endpoint dxshim serves is up (and
+  // its address logged), so whoever waits for the CRI socket can scrape at once.
   std::unique_ptr<metrics::HttpEndpoint> http;
   if (metrics) {
     metrics->AddCollector([&] { return metrics::CollectNode(*snapshot, allocator); });
@@ -275,6 +267,16 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
     }
     const auto host = cfg.metrics_listen.substr(0, cfg.metrics_listen.rfind(':'));
     spdlog::info("metrics: serving http://{}:{}/metrics, /healthz and /readyz", host, http->port());
+  }
+  ProxyServer server(options);
+  try {
+    server.Start();
+#ifdef _WIN32
+    pipes->Listen(server.bound_port());
+#endif
+  } catch (const std::exception& e) {
+    spdlog::critical("cannot start: {}", e.what());
+    return 1;
   }
 #ifndef _WIN32
   if (plugin) plugin->Start();
