@@ -18,9 +18,10 @@
 #include <vector>
 
 #include "devices/inventory_file.h"
+#include "devices/make_device_source.h"
 #include "runtime/v1/api.pb.h"
-#include "shim/gpu_interceptor.h"
-#include "shim/host_file_cache.h"
+#include "shim/gpu/gpu_interceptor.h"
+#include "shim/gpu/host_file_cache.h"
 
 namespace {
 

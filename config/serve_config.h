@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "devices/allocation_policy.h"
+#include "devices/allocation/allocation_policy.h"
 #include "devices/vendor_runtime_files.h"
 
 namespace dxshim::config {

@@ -19,6 +19,7 @@
 
 namespace dxshim::devices {
 
+// One place devices come from; make_device_source.h makes the one a spec names.
 class DeviceSource {
  public:
   virtual ~DeviceSource() = default;
@@ -30,11 +31,6 @@ class DeviceSource {
   // What the last Load() left out and why (skipped adapters, refused registry values).
   virtual std::vector<std::string> Warnings() const { return {}; }
 };
-
-// "inventory:PATH", "linux" (with `sysfs_root`), "auto" (this platform's discovery); "windows"
-// only in the Windows build. Throws std::invalid_argument for anything else.
-std::unique_ptr<DeviceSource> MakeDeviceSource(const std::string& spec,
-                                               const std::string& sysfs_root = "/sys");
 
 struct SnapshotOptions {
   bool include_integrated = false;

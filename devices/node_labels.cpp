@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "devices/device_request.h"
 #include "devices/runtime_files.h"
 
 namespace dxshim::devices {

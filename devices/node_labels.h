@@ -3,11 +3,12 @@
 // dxshim.io/ prefix; values are valid Kubernetes label values, and the memory is an integer so
 // that node affinity can compare it (Gt, Lt):
 //
-//   dxshim.io/gpu.present=true            at least one GPU (the only label when there is none:
-//   false) dxshim.io/gpu.count=2 dxshim.io/gpu.memory-mib=16384        the largest dedicated memory
-//   of one GPU dxshim.io/gpu.vendor.nvidia=true      one per vendor
-//   dxshim.io/gpu.class.display=true      one per class (display, compute)
-//   dxshim.io/gpu.api.cuda=true           one per API of dxshim.io/requires some GPU brings
+//   dxshim.io/gpu.present=true          at least one GPU (false, the only label, when none)
+//   dxshim.io/gpu.count=2
+//   dxshim.io/gpu.memory-mib=16384      the largest dedicated memory of one GPU
+//   dxshim.io/gpu.vendor.nvidia=true    one per vendor
+//   dxshim.io/gpu.class.display=true    one per class (display, compute)
+//   dxshim.io/gpu.api.cuda=true         one per API of dxshim.io/requires some GPU brings
 #pragma once
 
 #include <map>

@@ -104,4 +104,14 @@ void MergeRuntimeFiles(std::vector<RuntimeFile>& files, const std::vector<Runtim
   }
 }
 
+const std::map<std::string, std::string>& RequirableApis() {
+  static const std::map<std::string, std::string> apis = {
+      {"cuda", "nvcuda.dll"},         {"nvml", "nvml.dll"},
+      {"nvenc", "nvEncodeAPI64.dll"}, {"nvdec", "nvcuvid.dll"},
+      {"opencl", "OpenCL.dll"},       {"vulkan", "vulkan-1.dll"},
+      {"amf", "amfrt64.dll"},         {"quicksync", "libmfxhw64.dll"},
+  };
+  return apis;
+}
+
 }  // namespace dxshim::devices

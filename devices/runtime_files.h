@@ -2,6 +2,7 @@
 // out. Registry data and inventory files are untrusted input.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,5 +38,9 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
 // `s` with ASCII letters lower-cased (vendor names, annotation values).
 std::string ToLowerAscii(std::string s);
+
+// The APIs a GPU's runtime files can bring and the file (System32 name) each stands for: what
+// `dxshim.io/requires` accepts by name and what the node labels advertise.
+const std::map<std::string, std::string>& RequirableApis();
 
 }  // namespace dxshim::devices

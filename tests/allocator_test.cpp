@@ -1,7 +1,7 @@
 // Allocation policy: matching, vendor/driver groups, sharing limits, placement, the pod (sandbox)
 // as the unit that holds devices until it is gone, and the ledger's resync. Devices come from the
 // example inventories (no GPU here).
-#include "devices/allocator.h"
+#include "devices/allocation/allocator.h"
 
 #include <gtest/gtest.h>
 

@@ -6,8 +6,8 @@
 
 #include "cri_superset.pb.h"
 #include "runtime/v1/api.grpc.pb.h"
-#include "shim/cri_methods.h"
-#include "shim/interceptor.h"
+#include "shim/proxy/cri_methods.h"
+#include "shim/proxy/interceptor.h"
 #include "tests/support/pinned_fields.h"
 
 namespace {

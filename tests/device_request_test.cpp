@@ -1,5 +1,5 @@
 // The dxshim.io/ annotation grammar.
-#include "devices/device_request.h"
+#include "devices/allocation/device_request.h"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>

@@ -7,6 +7,7 @@
 
 #include "devices/device_source.h"
 #include "devices/inventory_file.h"
+#include "devices/make_device_source.h"
 #include "devices/vendor_runtime_files.h"
 #include "tests/support/temp_dir.h"
 

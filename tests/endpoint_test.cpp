@@ -1,10 +1,10 @@
-#include "shim/endpoint.h"
+#include "shim/proxy/endpoint.h"
 
 #include <gtest/gtest.h>
 
-#include "shim/grpc_peer.h"
-#include "shim/metadata.h"
-#include "shim/pipe_name.h"
+#include "shim/proxy/grpc_peer.h"
+#include "shim/proxy/metadata.h"
+#include "shim/proxy/pipe_name.h"
 
 namespace dxshim {
 namespace {

@@ -1,12 +1,12 @@
 // The target mappings, the pass-through scan and the decision, on the example inventories.
-#include "shim/injection.h"
+#include "shim/gpu/injection.h"
 
 #include <gtest/gtest.h>
 
 #include "devices/inventory_file.h"
-#include "shim/container_decision.h"
-#include "shim/create_request_scan.h"
-#include "shim/ledger_sync.h"
+#include "shim/gpu/container_decision.h"
+#include "shim/gpu/create_request_scan.h"
+#include "shim/gpu/ledger_sync.h"
 
 namespace dxshim {
 namespace {

@@ -6,9 +6,9 @@
 #include <mutex>
 
 #include "cri_superset.pb.h"
-#include "shim/byte_buffer.h"
-#include "shim/grpc_peer.h"
-#include "shim/proxy_server.h"
+#include "shim/proxy/byte_buffer.h"
+#include "shim/proxy/grpc_peer.h"
+#include "shim/proxy/proxy_server.h"
 #include "tests/support/cri_client.h"
 #include "tests/support/temp_dir.h"
 

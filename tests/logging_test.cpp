@@ -1,4 +1,4 @@
-#include "shim/logging.h"
+#include "shim/cli/logging.h"
 
 #include <gtest/gtest.h>
 #include <spdlog/spdlog.h>

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "devices/device_request.h"
+#include "devices/allocation/device_request.h"
 
 namespace dxshim::device_plugin {
 namespace {

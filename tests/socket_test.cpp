@@ -11,7 +11,7 @@
 #include <fstream>
 #include <regex>
 
-#include "shim/unix_socket.h"
+#include "shim/proxy/unix_socket.h"
 #include "tests/support/cri_client.h"
 #include "tests/support/dxshim_process.h"
 #include "tests/support/fake_runtime.h"

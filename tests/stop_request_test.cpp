@@ -1,4 +1,4 @@
-#include "shim/stop_request.h"
+#include "shim/cli/stop_request.h"
 
 #include <gtest/gtest.h>
 

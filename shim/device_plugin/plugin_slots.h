@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "devices/allocator.h"
+#include "devices/allocation/allocator.h"
 #include "devices/device_source.h"
 
 namespace dxshim::device_plugin {

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "shim/build_info.h"
+#include "shim/version/build_info.h"
 
 namespace dxshim::metrics {
 namespace {

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "shim/decision_outcome.h"
+#include "shim/gpu/decision_outcome.h"
 #include "shim/metrics/call_metrics.h"
-#include "shim/proxy_observer.h"
+#include "shim/proxy/proxy_observer.h"
 
 namespace dxshim::metrics {
 

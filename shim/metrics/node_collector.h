@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "devices/allocator.h"
+#include "devices/allocation/allocator.h"
 #include "devices/device_source.h"
 
 namespace dxshim::metrics {

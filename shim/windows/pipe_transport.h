@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "shim/endpoint.h"
+#include "shim/proxy/endpoint.h"
 #include "shim/windows/loopback.h"
 #include "shim/windows/pipe_acceptor.h"
 #include "shim/windows/pipe_dialer.h"

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "devices/device_request.h"
+#include "devices/allocation/device_request.h"
 #include "devices/runtime_files.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -12,8 +12,8 @@
 
 #include "devices/inventory_file.h"
 #include "runtime/v1/api.pb.h"
-#include "shim/container_decision.h"
-#include "shim/create_request_scan.h"
+#include "shim/gpu/container_decision.h"
+#include "shim/gpu/create_request_scan.h"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "runtime/v1/api.grpc.pb.h"
-#include "shim/unix_socket.h"
+#include "shim/proxy/unix_socket.h"
 #include "tests/support/cri_client.h"
 
 namespace dxshim::test {

@@ -7,7 +7,7 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "shim/byte_buffer.h"
+#include "shim/proxy/byte_buffer.h"
 
 namespace dxshim::test {
 

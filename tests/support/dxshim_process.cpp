@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "shim/unix_socket.h"
+#include "shim/proxy/unix_socket.h"
 
 namespace dxshim::test {
 

@@ -26,7 +26,7 @@
 #include <thread>
 #include <vector>
 
-#include "shim/endpoint.h"
+#include "shim/proxy/endpoint.h"
 #include "shim/windows/loopback.h"
 #include "shim/windows/pipe_acceptor.h"
 #include "shim/windows/pipe_dialer.h"

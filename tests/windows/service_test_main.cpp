@@ -17,7 +17,7 @@
 #include <string>
 #include <thread>
 
-#include "shim/stop_request.h"
+#include "shim/cli/stop_request.h"
 #include "shim/windows/service.h"
 
 namespace {

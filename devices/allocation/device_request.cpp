@@ -1,0 +1,236 @@
+#include "devices/allocation/device_request.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <set>
+
+#include "devices/inventory_file.h"
+#include "devices/runtime_files.h"
+
+namespace dxshim::devices {
+namespace {
+
+constexpr unsigned kMaxCount = 16;
+
+[[noreturn]] void Fail(const std::string& key, const std::string& value,
+                       const std::string& problem) {
+  throw RequestError("annotation " + std::string(kAnnotationPrefix) + key + "='" + value +
+                     "': " + problem);
+}
+
+std::string Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+// Comma-separated, no empty items, no duplicates (case-insensitive).
+std::vector<std::string> List(const std::string& key, const std::string& value) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    auto comma = value.find(',', start);
+    if (comma == std::string::npos) comma = value.size();
+    auto item = Trim(std::string_view(value).substr(start, comma - start));
+    if (item.empty()) Fail(key, value, "has an empty item");
+    for (const auto& seen : out) {
+      if (EqualsIgnoreCase(seen, item)) Fail(key, value, "lists '" + item + "' twice");
+    }
+    out.push_back(std::move(item));
+    start = comma + 1;
+  }
+  return out;
+}
+
+bool ParseHex(std::string_view text, std::uint64_t& out) {
+  if (text.starts_with("0x") || text.starts_with("0X")) text.remove_prefix(2);
+  if (text.empty()) return false;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out, 16);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+std::optional<std::uint64_t> ParseLuid(std::string_view text) {
+  if (!text.starts_with("0x") && !text.starts_with("0X")) return std::nullopt;
+  const auto colon = text.find(':');
+  std::uint64_t high = 0;
+  std::uint64_t low = 0;
+  if (colon == std::string_view::npos) {
+    if (!ParseHex(text, low)) return std::nullopt;
+    return low;
+  }
+  if (!ParseHex(text.substr(0, colon), high) || !ParseHex(text.substr(colon + 1), low) ||
+      high > 0xffffffffu || low > 0xffffffffu) {
+    return std::nullopt;
+  }
+  return (high << 32) | low;
+}
+
+void ParseVendor(const std::string& value, DeviceRequest& r) {
+  const auto v = Trim(value);
+  if (v.starts_with("0x") || v.starts_with("0X")) {
+    std::uint64_t id = 0;
+    if (!ParseHex(v, id) || id == 0 || id > 0xffff) Fail("vendor", value, "not a PCI vendor id");
+    r.vendor_id = static_cast<std::uint16_t>(id);
+    return;
+  }
+  const bool ok = !v.empty() && v.size() <= 64 && std::all_of(v.begin(), v.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == ' ' || c == '-' || c == '.';
+  });
+  if (!ok) Fail("vendor", value, "not a vendor name (e.g. nvidia, amd, intel) or id (0x10de)");
+  r.vendor = ToLowerAscii(v);
+}
+
+void ParseCount(const std::string& value, DeviceRequest& r) {
+  unsigned n = 0;
+  const auto v = Trim(value);
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || ptr != v.data() + v.size() || v.empty() || n < 1 || n > kMaxCount) {
+    Fail("gpu", value, "not a GPU count from 1 to " + std::to_string(kMaxCount));
+  }
+  r.count = n;
+}
+
+void ParseRequires(const std::string& value, DeviceRequest& r) {
+  for (const auto& item : List("requires", value)) {
+    const auto api = RequirableApis().find(ToLowerAscii(item));
+    if (api != RequirableApis().end()) {
+      r.required_files.push_back(api->second);
+    } else if (!UnsafeDestinationReason(item) && item.find('.') != std::string::npos) {
+      r.required_files.push_back(item);
+    } else {
+      std::string apis;
+      for (const auto& [name, file] : RequirableApis()) apis += (apis.empty() ? "" : ", ") + name;
+      Fail("requires", value,
+           "'" + item + ("' is neither a file name (e.g. nvcuda.dll) nor an API (" + apis + ")"));
+    }
+  }
+}
+
+void ParseContainers(const std::string& value, DeviceRequest& r) {
+  for (auto& name : List("containers", value)) {
+    // A Kubernetes container name: DNS label.
+    const bool ok = name.size() <= 63 && std::all_of(name.begin(), name.end(), [](char c) {
+                      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+                    });
+    if (!ok) Fail("containers", value, "'" + name + "' is not a container name");
+    r.containers.push_back(std::move(name));
+  }
+}
+
+}  // namespace
+
+std::optional<DeviceRequest> ParseDeviceRequest(
+    const std::map<std::string, std::string>& annotations) {
+  auto it = annotations.lower_bound(std::string(kAnnotationPrefix));
+  if (it == annotations.end() || !it->first.starts_with(kAnnotationPrefix)) return std::nullopt;
+  DeviceRequest r;
+  bool count_given = false;
+  for (; it != annotations.end() && it->first.starts_with(kAnnotationPrefix); ++it) {
+    const auto key = it->first.substr(kAnnotationPrefix.size());
+    const auto& value = it->second;
+    if (key == "gpu") {
+      ParseCount(value, r);
+      count_given = true;
+    } else if (key == "class") {
+      const auto v = ToLowerAscii(Trim(value));
+      if (v == "display") {
+        r.device_class = DeviceClass::kDisplay;
+      } else if (v == "compute") {
+        r.device_class = DeviceClass::kCompute;
+      } else {
+        Fail(key, value, "not display or compute");
+      }
+    } else if (key == "vendor") {
+      ParseVendor(value, r);
+    } else if (key == "min-memory") {
+      try {
+        r.min_memory = ParseByteQuantity(Trim(value));
+      } catch (const std::invalid_argument& e) {
+        Fail(key, value, e.what());
+      }
+    } else if (key == "requires") {
+      ParseRequires(value, r);
+    } else if (key == "device") {
+      r.pins = List(key, value);
+    } else if (key == "sharing") {
+      const auto v = ToLowerAscii(Trim(value));
+      if (v != "exclusive" && v != "shared") Fail(key, value, "not exclusive or shared");
+      r.exclusive = v == "exclusive";
+    } else if (key == "containers") {
+      ParseContainers(value, r);
+    } else {
+      throw RequestError("annotation " + it->first +
+                         ": unknown dxshim.io/ key (known: gpu, class, vendor, min-memory, "
+                         "requires, device, sharing, containers)");
+    }
+  }
+  if (!r.pins.empty()) {
+    if (!count_given && r.pins.size() > kMaxCount) {
+      Fail("device", annotations.at(std::string(kAnnotationPrefix) + "device"),
+           "pins " + std::to_string(r.pins.size()) + " devices, more than " +
+               std::to_string(kMaxCount) + " GPUs; set dxshim.io/gpu to how many of them");
+    }
+    if (!count_given) r.count = static_cast<unsigned>(r.pins.size());
+    if (r.count > r.pins.size()) {
+      Fail("gpu", std::to_string(r.count),
+           "asks for more GPUs than dxshim.io/device pins (" + std::to_string(r.pins.size()) + ")");
+    }
+  }
+  return r;
+}
+
+unsigned CountPluginSlots(const std::string& value) {
+  std::set<std::string> slots;
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    auto comma = value.find(',', start);
+    if (comma == std::string::npos) comma = value.size();
+    const auto slot = value.substr(start, comma - start);
+    const bool valid =
+        !slot.empty() && slot.size() <= 63 && std::all_of(slot.begin(), slot.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+        });
+    if (!valid || !slots.insert(slot).second) {
+      throw RequestError("annotation " + std::string(kPluginSlotsAnnotation) + "='" + value +
+                         "': '" + slot + "' is " + (valid ? "repeated" : "not a dxshim slot id"));
+    }
+    start = comma + 1;
+  }
+  if (slots.size() > kMaxCount) {
+    throw RequestError("annotation " + std::string(kPluginSlotsAnnotation) + ": " +
+                       std::to_string(slots.size()) + " slots, more than " +
+                       std::to_string(kMaxCount) + " GPUs");
+  }
+  return static_cast<unsigned>(slots.size());
+}
+
+bool AppliesTo(const DeviceRequest& request, const std::string& container) {
+  if (request.containers.empty()) return true;
+  return std::find(request.containers.begin(), request.containers.end(), container) !=
+         request.containers.end();
+}
+
+std::string Describe(const DeviceRequest& r) {
+  std::string out = "gpu=" + std::to_string(r.count);
+  if (r.device_class) out += std::string(" class=") + ToString(*r.device_class);
+  if (!r.vendor.empty()) out += " vendor=" + r.vendor;
+  if (r.vendor_id) out += " vendor=" + HexNumber(r.vendor_id, 4);
+  if (r.min_memory) out += " min-memory=" + std::to_string(r.min_memory >> 20) + "Mi";
+  for (std::size_t i = 0; i < r.required_files.size(); ++i) {
+    out += (i ? "," : " requires=") + r.required_files[i];
+  }
+  for (std::size_t i = 0; i < r.pins.size(); ++i) out += (i ? "," : " device=") + r.pins[i];
+  out += r.exclusive ? " exclusive" : " shared";
+  return out;
+}
+
+bool PinMatches(const std::string& pin, const Device& device) {
+  if (EqualsIgnoreCase(pin, device.id) || EqualsIgnoreCase(pin, device.location_path)) {
+    return true;
+  }
+  const auto luid = ParseLuid(pin);
+  return luid && *luid == device.luid;
+}
+
+}  // namespace dxshim::devices

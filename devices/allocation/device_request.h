@@ -1,0 +1,72 @@
+// What a pod asks for, read from its annotations (PodSandboxConfig.annotations, which kubelet
+// copies from the pod). Every key lives under the dxshim.io/ prefix:
+//
+//   dxshim.io/gpu: "2"                  how many GPUs (1-16); default 1, or the number of pins
+//   dxshim.io/class: display|compute    full D3D12/WDDM display adapter, or compute-only (MCDM)
+//   dxshim.io/vendor: nvidia            vendor name (nvidia, amd, intel, ...) or PCI id 0x10de
+//   dxshim.io/min-memory: 8Gi           minimum dedicated memory per GPU
+//   dxshim.io/requires: cuda,nvml.dll   runtime files (System32 names) or APIs the GPU must bring
+//   dxshim.io/device: <pin>[,<pin>...]  only these devices: id, LUID or location path
+//   dxshim.io/sharing: exclusive|shared exclusive: nobody else on the device; default shared
+//   dxshim.io/containers: app,init      only these containers (init containers too); default all
+//
+// Unknown dxshim.io/ keys and malformed values are errors naming the annotation.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "devices/device.h"
+
+namespace dxshim::devices {
+
+class RequestError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct DeviceRequest {
+  unsigned count = 1;
+  std::optional<DeviceClass> device_class;
+  std::string vendor;           // lower case vendor name, or
+  std::uint16_t vendor_id = 0;  // a PCI vendor id
+  std::uint64_t min_memory = 0;
+  std::vector<std::string> required_files;  // System32 destination names, e.g. nvcuda.dll
+  std::vector<std::string> pins;            // device id, LUID or location path
+  bool exclusive = false;
+  std::vector<std::string> containers;  // empty: every container of the pod
+
+  bool operator==(const DeviceRequest&) const = default;
+};
+
+// Put by dxshim's device plugin into its Allocate response; kubelet copies it into the CRI
+// ContainerConfig.annotations of each container that asks for the extended resource
+// (resources.limits). The value lists the plugin slots kubelet gave the container, comma
+// separated: their number is how many GPUs the container gets. A pod cannot set it (kubelet puts
+// pod annotations on the sandbox, not on containers), and it names no path: it is a count.
+inline constexpr std::string_view kPluginSlotsAnnotation = "dxshim.io/plugin-slots";
+
+// The number of slots in a kPluginSlotsAnnotation value. Throws RequestError naming the
+// annotation when the list is empty, has an empty or repeated entry, or asks for more GPUs than
+// a request may.
+unsigned CountPluginSlots(const std::string& value);
+
+// nullopt when no annotation starts with dxshim.io/. Throws RequestError otherwise-invalid.
+std::optional<DeviceRequest> ParseDeviceRequest(
+    const std::map<std::string, std::string>& annotations);
+
+// Whether the container named `container` is in the request's scope.
+bool AppliesTo(const DeviceRequest& request, const std::string& container);
+
+// "count=1 vendor=nvidia class=display min-memory=8Gi requires=nvcuda.dll shared": for messages.
+std::string Describe(const DeviceRequest& request);
+
+// Whether `pin` names `device`: its id, its LUID (0xHIGH:0xLOW or one hex number) or its
+// location path, compared case-insensitively.
+bool PinMatches(const std::string& pin, const Device& device);
+
+}  // namespace dxshim::devices

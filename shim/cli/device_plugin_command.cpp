@@ -1,0 +1,113 @@
+#include "shim/cli/device_plugin_command.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/program_options.hpp>
+#include <iostream>
+#ifdef __linux__
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#endif
+
+#include "config/serve_config.h"
+#include "devices/allocation/allocator.h"
+#include "devices/device_source.h"
+#include "shim/cli/logging.h"
+#include "shim/cli/serve_options.h"
+#include "shim/cli/stop_request.h"
+#include "shim/device_plugin/device_plugin_server.h"
+#include "shim/gpu/ledger_sync.h"
+#include "shim/proxy/endpoint.h"
+
+namespace dxshim {
+namespace {
+
+namespace po = boost::program_options;
+
+// The serve keys that decide what the plugin advertises.
+const std::vector<std::string>& Keys() {
+  static const std::vector<std::string> keys = {"device-source",      "sysfs-root",
+                                                "device-refresh",     "include-integrated",
+                                                "include-detachable", "max-containers-per-device",
+                                                "device-plugin-dir",  "device-plugin-resource",
+                                                "log-level",          "runtime",
+                                                "resync-interval"};
+  return keys;
+}
+
+}  // namespace
+
+int RunDevicePlugin(int argc, char** argv) {
+  po::options_description desc(
+      "dxshim device-plugin [options]\n\nkubelet's device plugin for dxshim's GPUs (dxshim "
+      "serve runs it itself)\n\nOptions (a --config file of dxshim serve is read for the same "
+      "keys)");
+  desc.add_options()("help,h", "show this help")("config", po::value<std::string>(),
+                                                 "dxshim serve's YAML configuration file")(
+      "parent-pid", po::value<long>(),
+      "run as dxshim serve's child: log '<level> <message>' lines for it to pass on, and stop "
+      "when that process is gone");
+  for (const auto& key : Keys()) {
+    desc.add_options()(key.c_str(), po::value<std::string>(), "as for serve");
+  }
+  config::ServeConfig cfg;
+  long parent = 0;
+  try {
+    po::variables_map vm;
+    if (!ReadServeOptions(argc, argv, desc, Keys(), cfg, vm)) return 0;
+    if (vm.count("parent-pid")) parent = vm["parent-pid"].as<long>();
+#ifdef __linux__
+    if (parent > 0) {
+      // Stop when serve goes, even by SIGKILL. Serve may already be gone (the signal only covers
+      // a death after this call): then getppid() is no longer its pid.
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (static_cast<long>(::getppid()) != parent) return 0;
+    }
+#endif
+    InitLogging(cfg.log_level);
+    if (parent > 0) spdlog::set_pattern("%l %v");
+  } catch (const std::exception& e) {
+    std::cerr << "dxshim device-plugin: " << e.what() << "\n";
+    return 2;
+  }
+  StopRequest stop;  // before any thread
+  std::unique_ptr<devices::DeviceSnapshot> snapshot;
+  try {
+    snapshot = OpenDeviceSnapshot(cfg);
+  } catch (const std::exception& e) {
+    spdlog::critical("device plugin: device source: {}", e.what());
+    return 2;
+  }
+  device_plugin::DevicePluginOptions options;
+  options.dir = cfg.device_plugin_dir;
+  options.resource_name = cfg.device_plugin_resource;
+  options.slots_per_gpu = cfg.policy.max_containers_per_device;
+  device_plugin::DevicePluginServer server(options, *snapshot);
+  // The same record of the runtime serve's ledger is rebuilt from: the slots that pods the
+  // scheduler does not count hold (annotation-only, exclusive) are advertised as Unhealthy.
+  devices::Allocator ledger(cfg.policy);
+  std::unique_ptr<LedgerSync> sync;
+  try {
+    sync = std::make_unique<LedgerSync>(
+        ParseEndpoint(cfg.runtime), ledger, cfg.resync_interval,
+        [&server,
+         slots = cfg.policy.max_containers_per_device](const devices::RuntimeRecord& record) {
+          server.SetGap(device_plugin::FindSchedulerGap(record, slots));
+        },
+        "device plugin: runtime record");
+  } catch (const std::exception& e) {
+    spdlog::critical("device plugin: runtime {}: {}", cfg.runtime, e.what());
+    return 2;
+  }
+  sync->SyncOnce(std::chrono::milliseconds(3000), /*wait_for_runtime=*/false);
+  sync->Start();
+  server.Start();
+  const auto why = stop.Wait();
+  spdlog::debug("device plugin: stopping: {}", why);
+  sync.reset();
+  server.Stop();
+  return 0;
+}
+
+}  // namespace dxshim

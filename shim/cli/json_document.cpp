@@ -1,0 +1,137 @@
+#include "shim/cli/json_document.h"
+
+#include <cstdio>
+#include <string_view>
+
+#include "devices/inventory_file.h"
+
+namespace dxshim {
+namespace {
+
+// JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+bool IsJsonNumber(std::string_view s) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const auto start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > start;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i < s.size() && s[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
+bool IsJsonLiteral(const std::string& s) {
+  return s == "true" || s == "false" || s == "null" || IsJsonNumber(s);
+}
+
+void Emit(const YAML::Node& node, int indent, std::string& out) {
+  const std::string pad(static_cast<std::size_t>(indent + 2), ' ');
+  const std::string end_pad(static_cast<std::size_t>(indent), ' ');
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      if (node.size() == 0) {
+        out += "{}";
+        return;
+      }
+      out += "{\n";
+      bool first = true;
+      for (const auto& kv : node) {
+        out += (first ? "" : ",\n") + pad + devices::JsonString(kv.first.Scalar()) + ": ";
+        Emit(kv.second, indent + 2, out);
+        first = false;
+      }
+      out += "\n" + end_pad + "}";
+      return;
+    }
+    case YAML::NodeType::Sequence: {
+      if (node.size() == 0) {
+        out += "[]";
+        return;
+      }
+      out += "[\n";
+      for (std::size_t i = 0; i < node.size(); ++i) {
+        out += (i ? ",\n" : "") + pad;
+        Emit(node[i], indent + 2, out);
+      }
+      out += "\n" + end_pad + "]";
+      return;
+    }
+    case YAML::NodeType::Scalar:
+      // A quoted scalar carries the non-specific tag "!"; a plain one "?".
+      out += node.Tag() != "!" && IsJsonLiteral(node.Scalar()) ? node.Scalar()
+                                                               : devices::JsonString(node.Scalar());
+      return;
+    default:
+      out += "null";
+  }
+}
+
+YAML::Node String(const std::string& s) {
+  YAML::Node n(s);
+  n.SetTag("!");  // emitted quoted even when it looks like a number
+  return n;
+}
+
+YAML::Node DeviceNode(const runtime::v1::Device& d) {
+  YAML::Node n(YAML::NodeType::Map);
+  n["container_path"] = String(d.container_path());
+  n["host_path"] = String(d.host_path());
+  n["permissions"] = String(d.permissions());
+  return n;
+}
+
+}  // namespace
+
+std::string EmitJson(const YAML::Node& node) {
+  std::string out;
+  Emit(node, 0, out);
+  return out + "\n";
+}
+
+void ApplyPlanToJson(const InjectionPlan& plan, YAML::Node& container) {
+  if (plan.replace_index) {
+    container["devices"][static_cast<std::size_t>(*plan.replace_index)] =
+        DeviceNode(plan.replacement);
+  }
+  if (!plan.add_devices.empty()) {
+    auto devices = container["devices"];
+    if (!devices.IsSequence()) devices = YAML::Node(YAML::NodeType::Sequence);
+    for (const auto& d : plan.add_devices) devices.push_back(DeviceNode(d));
+    container["devices"] = devices;
+  }
+  if (!plan.add_mounts.empty()) {
+    auto mounts = container["mounts"];
+    if (!mounts.IsSequence()) mounts = YAML::Node(YAML::NodeType::Sequence);
+    for (const auto& m : plan.add_mounts) {
+      YAML::Node n(YAML::NodeType::Map);
+      n["container_path"] = String(m.container_path());
+      n["host_path"] = String(m.host_path());
+      n["readonly"] = true;
+      mounts.push_back(n);
+    }
+    container["mounts"] = mounts;
+  }
+  for (const auto& [section, entries] :
+       {std::pair{"labels", &plan.labels}, std::pair{"annotations", &plan.annotations}}) {
+    auto map = container[section];
+    if (!map.IsMap()) map = YAML::Node(YAML::NodeType::Map);
+    for (const auto& [k, v] : *entries) map[k] = String(v);
+    container[section] = map;
+  }
+}
+
+}  // namespace dxshim

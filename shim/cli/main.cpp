@@ -1,0 +1,58 @@
+// dxshim: a CRI proxy that gives GPUs to Windows containers. See README.md.
+#ifdef _WIN32
+#include <fcntl.h>
+#include <io.h>
+#endif
+
+#include <cstdio>
+#include <iostream>
+#include <string_view>
+
+#include "shim/cli/device_plugin_command.h"
+#include "shim/cli/devices_command.h"
+#include "shim/cli/rewrite_command.h"
+#include "shim/cli/serve_command.h"
+#include "shim/version/build_info.h"
+
+namespace {
+
+constexpr std::string_view kUsage = R"(usage: dxshim <command> [options]
+
+commands:
+  serve     run the CRI proxy between kubelet and the container runtime
+  devices   list the node's GPUs (table, YAML, JSON or node labels)
+  device-plugin  kubelet's device plugin for the GPUs alone (serve runs it itself)
+  rewrite   show how a container config (crictl JSON) would be rewritten for its pod
+  version   print the version, the git commit and the platform
+  help      show this text
+
+`dxshim <command> --help` describes a command's options.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#ifdef _WIN32
+  // The same bytes on every platform: '\n', not the C runtime's "\r\n" (the JSON `rewrite`
+  // prints is compared byte for byte with the Linux build's; readers accept either).
+  _setmode(_fileno(stdout), _O_BINARY);
+  _setmode(_fileno(stderr), _O_BINARY);
+#endif
+  const std::string_view command = argc > 1 ? argv[1] : "";
+  if (command == "serve") return dxshim::RunServe(argc - 1, argv + 1);
+  if (command == "devices") return dxshim::RunDevices(argc - 1, argv + 1);
+  if (command == "device-plugin") return dxshim::RunDevicePlugin(argc - 1, argv + 1);
+  if (command == "rewrite") return dxshim::RunRewrite(argc - 1, argv + 1);
+  if (command == "version" || command == "--version") {
+    std::cout << dxshim::VersionLine() << "\n";
+    return 0;
+  }
+  if (command == "help" || command == "--help" || command == "-h") {
+    std::cout << kUsage;
+    return 0;
+  }
+  std::cerr << (command.empty() ? "dxshim: no command given\n"
+                                : "dxshim: unknown command '" + std::string(command) + "'\n")
+            << kUsage;
+  return 2;
+}

@@ -1,0 +1,48 @@
+// What dxshim does with one CreateContainerRequest: the one decision shared by `dxshim serve`
+// (which reserves for real) and `dxshim rewrite` (which shows what would happen).
+#pragma once
+
+#include <grpcpp/support/status.h>
+
+#include <optional>
+#include <string>
+
+#include "devices/allocation/allocator.h"
+#include "devices/device_source.h"
+#include "runtime/v1/api.pb.h"
+#include "shim/gpu/decision_outcome.h"
+#include "shim/gpu/injection.h"
+
+namespace dxshim {
+
+// A request dxshim refuses: the status kubelet gets (and shows in the pod's events), and why.
+class DecisionError : public std::runtime_error {
+ public:
+  DecisionError(grpc::StatusCode code, DecisionOutcome outcome, const std::string& message)
+      : std::runtime_error(message), code_(code), outcome_(outcome) {}
+  grpc::StatusCode code() const { return code_; }
+  DecisionOutcome outcome() const { return outcome_; }
+
+ private:
+  grpc::StatusCode code_;
+  DecisionOutcome outcome_;
+};
+
+struct Decision {
+  bool pass_through = true;          // nothing to do: forward the caller's bytes untouched
+  std::string why;                   // for --explain and logs
+  devices::Reservation reservation;  // valid unless pass_through
+  InjectionPlan plan;
+};
+
+// Reads the pod's request (annotations) and the devices kubelet already assigned, allocates and
+// plans the injection. The allocator keeps a reservation when a Decision that is not
+// pass_through is returned: the caller commits or releases it. Throws DecisionError.
+Decision Decide(const runtime::v1::CreateContainerRequest& request,
+                const devices::Inventory& inventory, devices::Allocator& allocator,
+                const TargetOptions& target);
+
+// "namespace/name" of the pod, for messages.
+std::string PodName(const runtime::v1::PodSandboxConfig& sandbox);
+
+}  // namespace dxshim

@@ -1,0 +1,134 @@
+#include "shim/gpu/injection.h"
+
+#include <algorithm>
+
+#include "devices/runtime_files.h"
+
+namespace dxshim {
+namespace {
+
+constexpr std::string_view kVpciPrefix = "vpci-location-path://";
+
+bool Windows(const TargetOptions& t) { return t.target == config::Target::kWindows; }
+
+bool SamePath(std::string_view a, std::string_view b, const TargetOptions& t) {
+  return Windows(t) ? devices::EqualsIgnoreCase(a, b) : a == b;
+}
+
+std::string HostPath(const devices::Device& d, const devices::RuntimeFile& f,
+                     const TargetOptions& t) {
+  std::string source = f.source;
+  const char sep = Windows(t) ? '\\' : '/';
+  std::replace(source.begin(), source.end(), Windows(t) ? '/' : '\\', sep);
+  std::string root = d.driver_store;
+  while (!root.empty() && (root.back() == '\\' || root.back() == '/')) root.pop_back();
+  return root + sep + source;
+}
+
+std::string ContainerPath(const devices::RuntimeFile& f, bool wow64, const TargetOptions& t) {
+  if (Windows(t)) {
+    return std::string(wow64 ? "C:\\Windows\\SysWOW64\\" : "C:\\Windows\\System32\\") +
+           f.destination;
+  }
+  return (wow64 ? t.linux_syswow64_path : t.linux_system32_path) + "/" + f.destination;
+}
+
+}  // namespace
+
+runtime::v1::Device DeviceEntry(const devices::Device& device, const TargetOptions& target) {
+  runtime::v1::Device entry;
+  if (Windows(target)) {
+    // containerd (>= 1.7, Windows) turns this into an OCI WindowsDevice of IDType
+    // vpci-location-path; container_path and permissions must stay empty there.
+    entry.set_host_path(std::string(kVpciPrefix) + device.location_path);
+  } else {
+    entry.set_host_path(device.location_path);
+    entry.set_container_path(device.location_path);
+    entry.set_permissions("rw");
+  }
+  return entry;
+}
+
+bool NamesDevice(const runtime::v1::Device& entry, const devices::Device& device,
+                 const TargetOptions& target) {
+  return SamePath(entry.host_path(), DeviceEntry(device, target).host_path(), target);
+}
+
+bool IsClassDevice(const runtime::v1::Device& entry) {
+  const std::string_view p = entry.host_path();
+  return p.starts_with("class/") || p.starts_with("vpci-class-guid://");
+}
+
+InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
+                            const std::vector<devices::Device>& devices, bool exclusive,
+                            const std::string& explanation, std::optional<int> narrow_index,
+                            const TargetOptions& target) {
+  InjectionPlan plan;
+  std::vector<std::string> ids;
+  for (const auto& d : devices) {
+    ids.push_back(d.id);
+    const bool present = std::any_of(config.devices().begin(), config.devices().end(),
+                                     [&](const auto& e) { return NamesDevice(e, d, target); });
+    if (present) continue;
+    if (narrow_index && !plan.replace_index) {
+      plan.replace_index = narrow_index;
+      plan.replacement = DeviceEntry(d, target);
+      plan.notes.push_back("narrowed " + config.devices(*narrow_index).host_path() + " to " +
+                           plan.replacement.host_path());
+      continue;
+    }
+    plan.add_devices.push_back(DeviceEntry(d, target));
+  }
+  const auto mounted = [&](const std::string& container_path) {
+    const auto same = [&](const runtime::v1::Mount& m) {
+      return SamePath(m.container_path(), container_path, target);
+    };
+    return std::any_of(config.mounts().begin(), config.mounts().end(), same) ||
+           std::any_of(plan.add_mounts.begin(), plan.add_mounts.end(), same);
+  };
+  for (const auto& d : devices) {
+    for (const bool wow64 : {false, true}) {
+      for (const auto& f : wow64 ? d.syswow64 : d.system32) {
+        const auto host = HostPath(d, f, target);
+        const auto inside = ContainerPath(f, wow64, target);
+        if (mounted(inside)) {
+          if (std::none_of(plan.add_mounts.begin(), plan.add_mounts.end(),
+                           [&](const auto& m) { return m.host_path() == host; })) {
+            std::string note = inside;
+            plan.notes.push_back(
+                note.append(": already mounted, ").append(host).append(" not added"));
+          }
+          continue;
+        }
+        if (target.file_exists && !target.file_exists(host)) {
+          plan.notes.push_back(host + ": missing on this host, not mounted");
+          continue;
+        }
+        runtime::v1::Mount m;
+        m.set_host_path(host);
+        m.set_container_path(inside);
+        m.set_readonly(true);
+        plan.add_mounts.push_back(std::move(m));
+      }
+    }
+  }
+  std::string joined;
+  for (const auto& id : ids) joined += (joined.empty() ? "" : ",") + id;
+  plan.labels[kDevicesLabel] = joined;
+  plan.labels[kSharingLabel] = exclusive ? "exclusive" : "shared";
+  plan.annotations[kExplanationAnnotation] =
+      explanation + "; " + std::to_string(plan.add_mounts.size()) + " runtime file(s)";
+  return plan;
+}
+
+void ApplyPlan(const InjectionPlan& plan, runtime::v1::ContainerConfig& config) {
+  if (plan.replace_index && *plan.replace_index < config.devices_size()) {
+    *config.mutable_devices(*plan.replace_index) = plan.replacement;
+  }
+  for (const auto& d : plan.add_devices) *config.add_devices() = d;
+  for (const auto& m : plan.add_mounts) *config.add_mounts() = m;
+  for (const auto& [k, v] : plan.labels) (*config.mutable_labels())[k] = v;
+  for (const auto& [k, v] : plan.annotations) (*config.mutable_annotations())[k] = v;
+}
+
+}  // namespace dxshim

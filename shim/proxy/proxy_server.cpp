@@ -1,0 +1,108 @@
+#include "shim/proxy/proxy_server.h"
+
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server_builder.h>
+#include <spdlog/spdlog.h>
+#ifndef _WIN32
+#include <sys/stat.h>
+#endif
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace dxshim {
+
+ProxyServer::ProxyServer(ProxyOptions options) : options_(std::move(options)) {}
+
+ProxyServer::~ProxyServer() { Shutdown(); }
+
+void ProxyServer::Start() {
+  channel_ = DialRuntime(options_.runtime, options_.reconnect_backoff_max);
+  stub_ = std::make_unique<grpc::GenericStub>(channel_);
+  shared_.runtime = stub_.get();
+  shared_.interceptor = options_.interceptor;
+  shared_.service = &service_;
+  shared_.admit_peer = options_.admit_peer;
+  shared_.observer = options_.observer;
+
+  const bool unix_socket = options_.listen.kind == Endpoint::Kind::kUnix;
+#ifdef _WIN32
+  if (unix_socket) throw std::runtime_error("unix sockets are not served on Windows");
+#else
+  if (unix_socket) PrepareUnixSocketPath(options_.listen.address);
+#endif
+
+  grpc::ServerBuilder builder;
+  builder.SetMaxReceiveMessageSize(-1);
+  builder.SetMaxSendMessageSize(-1);
+  builder.RegisterAsyncGenericService(&service_);
+  cq_ = builder.AddCompletionQueue();
+  shared_.cq = cq_.get();
+  builder.AddListeningPort(options_.listen.GrpcTarget(), grpc::InsecureServerCredentials(),
+                           unix_socket ? nullptr : &bound_port_);
+#ifdef _WIN32
+  server_ = builder.BuildAndStart();
+#else
+  // The socket must never be reachable with looser permissions than configured, not even between
+  // bind() and chmod(): create it under a restrictive umask.
+  const mode_t previous_umask = unix_socket ? ::umask(0177) : 0;
+  server_ = builder.BuildAndStart();
+  if (unix_socket) ::umask(previous_umask);
+#endif
+  if (!server_) {
+    cq_->Shutdown();  // a queue must be shut down and drained before it is destroyed
+    void* tag = nullptr;
+    bool ok = false;
+    while (cq_->Next(&tag, &ok)) {
+    }
+    throw std::runtime_error("cannot listen on " + options_.listen.ToString());
+  }
+  ProxiedCall::Accept(shared_);
+  cq_thread_ = std::thread([cq = cq_.get()] {
+    void* tag = nullptr;
+    bool ok = false;
+    while (cq->Next(&tag, &ok)) static_cast<CallTag*>(tag)->Complete(ok);
+  });
+#ifndef _WIN32
+  if (unix_socket) {
+    socket_file_ = std::make_unique<UnixSocketFile>(options_.listen.address,
+                                                    static_cast<mode_t>(options_.socket_mode));
+  }
+#endif
+  connectivity_log_ = std::make_unique<ConnectivityLog>(channel_, options_.runtime.ToString(),
+                                                        cq_.get(), options_.observer);
+  if (unix_socket) {
+    spdlog::info("listening on {} (mode {:o}), relaying to runtime {}", options_.listen.ToString(),
+                 options_.socket_mode, options_.runtime.ToString());
+  } else {
+    const auto host = options_.listen.address.substr(0, options_.listen.address.rfind(':'));
+    spdlog::info("listening on tcp://{}:{}, relaying to runtime {}", host, bound_port_,
+                 options_.runtime.ToString());
+  }
+}
+
+void ProxyServer::Shutdown() {
+  if (stopped_ || !server_) return;
+  stopped_ = true;
+  const auto streams = shared_.registry.CancelAll();
+  // live_calls counts the acceptor waiting for the next call too.
+  spdlog::info("shutting down: cancelled {} stream(s), waiting up to {} ms for {} call(s)", streams,
+               options_.shutdown_grace.count(), std::max(shared_.live_calls.load() - 1, 0));
+  server_->Shutdown(std::chrono::system_clock::now() + options_.shutdown_grace);
+  // Every call has been finished or cancelled; let their last completions drain before the queue
+  // closes (no operation may start on a closed queue).
+  const auto drain_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  if (connectivity_log_) connectivity_log_->Stop();
+  while ((shared_.live_calls > 0 || (connectivity_log_ && !connectivity_log_->done())) &&
+         std::chrono::steady_clock::now() < drain_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  cq_->Shutdown();
+  cq_thread_.join();
+#ifndef _WIN32
+  socket_file_.reset();
+#endif
+  spdlog::info("stopped");
+}
+
+}  // namespace dxshim

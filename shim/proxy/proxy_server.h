@@ -1,0 +1,71 @@
+// dxshim's CRI endpoint: listens where kubelet connects and relays every call to the runtime.
+#pragma once
+
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/server.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <thread>
+
+#include "shim/proxy/endpoint.h"
+#include "shim/proxy/proxied_call.h"
+#include "shim/proxy/runtime_channel.h"
+#ifndef _WIN32
+#include "shim/proxy/unix_socket.h"
+#endif
+
+namespace dxshim {
+
+struct ProxyOptions {
+  Endpoint listen;
+  Endpoint runtime;
+  std::uint32_t socket_mode = 0660;  // unix sockets only
+  std::chrono::milliseconds shutdown_grace{10000};
+  std::chrono::milliseconds reconnect_backoff_max{2000};
+  RequestInterceptor* interceptor = nullptr;  // not owned; may be null
+  // When set, only calls whose gRPC peer it admits are relayed (see ProxyShared::admit_peer).
+  std::function<bool(std::string_view peer)> admit_peer;
+  ProxyObserver* observer = nullptr;  // not owned; may be null
+};
+
+class ProxyServer {
+ public:
+  explicit ProxyServer(ProxyOptions options);
+  ~ProxyServer();
+  ProxyServer(const ProxyServer&) = delete;
+  ProxyServer& operator=(const ProxyServer&) = delete;
+
+  // Listens at once, whether or not the runtime is up. Throws std::runtime_error when the
+  // endpoint cannot be used (another live server on the socket, a bad path, a port in use).
+  void Start();
+  // Stops accepting calls, cancels long-lived streams, lets other calls finish within the grace
+  // period (then cancels them), and removes the socket. Idempotent.
+  void Shutdown();
+  // The TCP port listened on (after Start; 0 for a unix socket).
+  int bound_port() const { return bound_port_; }
+
+ private:
+  ProxyOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<grpc::GenericStub> stub_;
+  ProxyShared shared_;
+  grpc::AsyncGenericService service_;
+  std::unique_ptr<grpc::ServerCompletionQueue> cq_;
+  std::unique_ptr<grpc::Server> server_;
+  // Drains the completion queue: every completion of every call, both legs, runs here. One thread
+  // keeps a call's hops on one core; the relay never blocks, so it is never the bottleneck of a
+  // node's CRI traffic.
+  std::thread cq_thread_;
+#ifndef _WIN32
+  std::unique_ptr<UnixSocketFile> socket_file_;
+#endif
+  std::unique_ptr<ConnectivityLog> connectivity_log_;
+  int bound_port_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace dxshim

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Checks that the arrows between dxshim's folders run one way: every `#include "..."` in a
+library's folder names a header of that library or of a dxshim library it links (directly or
+not). The rule is the build's own: LAYERS is written by CMake from each library's source folder
+and its link list (tests/CMakeLists.txt), so declaring a dependency in CMake is the only way to
+allow an include. A file belongs to the library whose folder is its nearest ancestor; generated
+headers (`runtime/v1/api.pb.h`, `deviceplugin/...`) belong to cri-api.
+
+usage: layering_test.py SOURCE_DIR LAYERS_FILE"""
+import os
+import re
+import sys
+
+source_dir, layers_file = sys.argv[1], sys.argv[2]
+folder_of, links = {}, {}
+for line in open(layers_file, encoding="utf-8"):
+    target, folder, *deps = line.split()
+    folder_of[target] = os.path.relpath(folder, source_dir)
+    links[target] = deps
+
+
+def closure(target, seen=None):
+    seen = set() if seen is None else seen
+    if target not in seen:
+        seen.add(target)
+        for dep in links.get(target, []):
+            closure(dep, seen)
+    return seen
+
+
+folders = sorted(set(folder_of.values()), key=len, reverse=True)
+
+
+def layer(path):
+    """The library folder that holds `path` (relative to the source tree), or None."""
+    for folder in folders:
+        if path == folder or path.startswith(folder + "/"):
+            return folder
+    return None
+
+
+allowed = {}  # library folder -> the library folders its files may include
+for target, folder in folder_of.items():
+    allowed.setdefault(folder, set()).update(folder_of[t] for t in closure(target))
+
+include = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+problems, checked = [], 0
+for folder in sorted(allowed):
+    for root, _, files in os.walk(os.path.join(source_dir, folder)):
+        for name in sorted(files):
+            if not name.endswith((".h", ".cpp")):
+                continue
+            path = os.path.relpath(os.path.join(root, name), source_dir)
+            if layer(path) != folder:
+                continue  # a nested library's file: checked as that library's
+            text = open(os.path.join(source_dir, path), encoding="utf-8").read()
+            for header in include.findall(text):
+                checked += 1
+                if "/" not in header:
+                    continue  # a header generated next to the library (build_info.inc)
+                if not os.path.exists(os.path.join(source_dir, header)):
+                    header = "cri-api/" + header  # generated from cri-api's protos
+                to = layer(header)
+                if to is None:
+                    problems.append(f"{path}: includes \"{header}\", which no library holds")
+                elif to not in allowed[folder]:
+                    others = ", ".join(sorted(allowed[folder] - {folder})) or "none"
+                    problems.append(f"{path}: includes \"{header}\" ({to}), a library {folder} "
+                                    f"does not link (it links: {others})")
+
+# A source file outside every library folder (say, a new file put in shim/ itself) has no rule.
+for top in sorted({folder.split("/")[0] for folder in allowed}):
+    for root, _, files in os.walk(os.path.join(source_dir, top)):
+        for name in sorted(files):
+            path = os.path.relpath(os.path.join(root, name), source_dir)
+            if name.endswith((".h", ".cpp")) and layer(path) is None:
+                problems.append(f"{path}: in no library's folder (give it one in CMake)")
+
+for folder in sorted(allowed):
+    print(f"{folder}: may include {', '.join(sorted(allowed[folder] - {folder})) or '-'}")
+print(f"{checked} includes checked in {len(allowed)} library folders")
+for p in problems:
+    print("wrong way:", p)
+sys.exit(1 if problems else 0)
