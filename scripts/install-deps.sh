@@ -11,7 +11,7 @@ packages=(
   prometheus-cpp-dev libcivetweb-dev prometheus
   containerd runc busybox-static
   g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev
-  systemd python3-yaml
+  systemd python3 python3-yaml
   dpkg-dev patch unicode-data
 )
 command -v npm >/dev/null || packages+=(npm)
