@@ -60,8 +60,9 @@ devices::Placement ParsePlacement(std::string_view text) {
   throw ConfigError("'" + std::string(text) + "' is not spread or pack");
 }
 
-// "a, b,c" -> {a, b, c}; each must be a Kubernetes namespace name.
-std::vector<std::string> SplitList(std::string_view text) {
+// "a, b,c" -> {a, b, c}; each must be a DNS label, as Kubernetes namespace names and RuntimeClass
+// handlers are (`what` names which, for the error).
+std::vector<std::string> SplitList(std::string_view text, std::string_view what) {
   std::vector<std::string> out;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -75,7 +76,8 @@ std::vector<std::string> SplitList(std::string_view text) {
           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
         });
     if (!valid) {
-      throw ConfigError("'" + std::string(item) + "' is not a namespace name (a-z, 0-9, '-')");
+      throw ConfigError("'" + std::string(item) + "' is not a " + std::string(what) +
+                        " (a-z, 0-9, '-')");
     }
     out.emplace_back(item);
     start = comma + 1;
@@ -125,13 +127,22 @@ const std::vector<Key>& KeyTable() {
       {"placement",
        [](ServeConfig& c, std::string_view v) { c.policy.placement = ParsePlacement(v); }},
       {"allow-namespaces",
-       [](ServeConfig& c, std::string_view v) { c.policy.allow_namespaces = SplitList(v); }},
+       [](ServeConfig& c, std::string_view v) {
+         c.policy.allow_namespaces = SplitList(v, "namespace name");
+       }},
       {"deny-namespaces",
-       [](ServeConfig& c, std::string_view v) { c.policy.deny_namespaces = SplitList(v); }},
+       [](ServeConfig& c, std::string_view v) {
+         c.policy.deny_namespaces = SplitList(v, "namespace name");
+       }},
       {"resync-interval",
        [](ServeConfig& c, std::string_view v) { c.resync_interval = ParseDuration(v); }},
       {"narrow-class-devices",
        [](ServeConfig& c, std::string_view v) { c.policy.narrow_class_devices = ParseBool(v); }},
+      {"vm-runtime-handlers",
+       [](ServeConfig& c, std::string_view v) {
+         c.vm_runtime_handlers =
+             v == "-" ? std::vector<std::string>{} : SplitList(v, "runtime handler name");
+       }},
       {"device-plugin", [](ServeConfig& c, std::string_view v) { c.device_plugin = ParseBool(v); }},
       {"device-plugin-dir",
        [](ServeConfig& c, std::string_view v) { c.device_plugin_dir = std::string(v); }},
@@ -230,15 +241,18 @@ void ApplyServeConfigFile(ServeConfig& config, const std::string& path) {
       config.extra_runtime_files = ParseExtraRuntimeFiles(entry.second, "config " + path);
       continue;
     }
-    if ((key == "allow-namespaces" || key == "deny-namespaces") && entry.second.IsSequence()) {
+    const bool list_key =
+        key == "allow-namespaces" || key == "deny-namespaces" || key == "vm-runtime-handlers";
+    if (list_key && entry.second.IsSequence()) {
       std::string joined;
       for (const auto& item : entry.second) {
         if (!item.IsScalar())
           throw ConfigError(where.append(": key '").append(key).append("': not a name list"));
         joined += (joined.empty() ? "" : ",") + item.as<std::string>();
       }
-      auto& list = key == "allow-namespaces" ? config.policy.allow_namespaces
-                                             : config.policy.deny_namespaces;
+      auto& list = key == "allow-namespaces"  ? config.policy.allow_namespaces
+                   : key == "deny-namespaces" ? config.policy.deny_namespaces
+                                              : config.vm_runtime_handlers;
       if (joined.empty()) {
         list.clear();
       } else {

@@ -58,6 +58,15 @@ struct ServeConfig {
   std::vector<devices::VendorRuntimeFiles> extra_runtime_files;
 
   devices::AllocationPolicy policy;
+  // Runtime handlers (RuntimeClass handlers) that run pods in virtual machines, where GPUs cannot
+  // be given by device assignment: a GPU request in such a pod is refused. On Windows the one
+  // containerd's default configuration names for Hyper-V isolation (hcsshim gives GPUs to
+  // process-isolated containers only, microsoft/hcsshim#1902).
+#ifdef _WIN32
+  std::vector<std::string> vm_runtime_handlers = {"runhcs-wcow-hypervisor"};
+#else
+  std::vector<std::string> vm_runtime_handlers;
+#endif
   // How often the allocation ledger is rebuilt from the runtime's containers (it also is at
   // start-up, and soon after a request found every matching device in use).
   std::chrono::milliseconds resync_interval{30000};
@@ -104,8 +113,8 @@ void ApplyServeKey(ServeConfig& config, std::string_view key, std::string_view v
                    std::string_view source);
 
 // Applies every key of a YAML mapping file on top of `config`. Scalar keys are the flags' names;
-// list-valued keys (allow-namespaces, deny-namespaces) also take a YAML list; the mapping-valued
-// extra-runtime-files exists only in files.
+// list-valued keys (allow-namespaces, deny-namespaces, vm-runtime-handlers) also take a YAML list;
+// the mapping-valued extra-runtime-files exists only in files.
 void ApplyServeConfigFile(ServeConfig& config, const std::string& path);
 
 // "0660" or "660" (octal, at most 0777).

@@ -38,6 +38,7 @@ DeviceSnapshot::~DeviceSnapshot() {
 std::vector<Device> DeviceSnapshot::Prepare(const std::vector<Device>& devices) const {
   auto usable = SelectUsable(devices, options_.include_integrated, options_.include_detachable);
   AddVendorRuntimeFiles(usable, options_.extra_runtime_files);
+  if (options_.loaded) options_.loaded(usable);
   return usable;
 }
 
@@ -46,11 +47,15 @@ std::shared_ptr<const Inventory> DeviceSnapshot::Current() const {
   return current_;
 }
 
-bool DeviceSnapshot::Refresh() {
+bool DeviceSnapshot::Refresh() { return Read(false); }
+
+bool DeviceSnapshot::Reload() { return Read(true); }
+
+bool DeviceSnapshot::Read(bool force) {
   std::lock_guard refresh_lock(refresh_mutex_);
   std::vector<Device> devices;
   try {
-    if (!source_->Changed()) return false;
+    if (!source_->Changed() && !force) return false;
     devices = Prepare(source_->Load());
     ++loads_;
   } catch (const std::exception& e) {

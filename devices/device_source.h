@@ -40,6 +40,9 @@ struct SnapshotOptions {
   // When the source cannot be read at start: false throws; true starts with no device (logged)
   // and keeps trying, so that the node's CRI keeps working while the operator fixes the source.
   bool tolerate_initial_failure = false;
+  // Called with what each successful read of the source gives (after the filters), before those
+  // devices are handed out: the shim notes which runtime files exist then.
+  std::function<void(const std::vector<Device>& devices)> loaded;
 };
 
 // How often the snapshot's source was read, for metrics and readiness.
@@ -71,6 +74,9 @@ class DeviceSnapshot {
   // Checks the source now; returns true when the snapshot changed. A source that fails keeps
   // the previous snapshot (logged), so a half-written inventory file never empties the node.
   bool Refresh();
+  // Reads the source now even when it reports no change (a runtime file the snapshot names has
+  // vanished: the driver changed); returns true when the snapshot changed.
+  bool Reload();
   // Refresh() every refresh_interval on a background thread until destruction.
   void StartBackgroundRefresh();
   // Waits until the generation differs from `seen` or `timeout` passes; returns the generation
@@ -81,6 +87,7 @@ class DeviceSnapshot {
 
  private:
   std::vector<Device> Prepare(const std::vector<Device>& devices) const;
+  bool Read(bool force);
 
   std::unique_ptr<DeviceSource> source_;
   SnapshotOptions options_;

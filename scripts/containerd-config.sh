@@ -30,6 +30,15 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
   stream_server_port = "0"
   # CRI on the TCP address too, when there is one.
   disable_tcp_service = $([ -n "$tcp" ] && echo false || echo true)
+  # A second runc runtime under another handler name: the tests list it in dxshim's
+  # vm-runtime-handlers, where on Windows containerd's runhcs-wcow-hypervisor (Hyper-V isolation)
+  # would stand. Naming one runtime replaces containerd's default table, so runc is named too.
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.dxshim-test-vm]
+      runtime_type = "io.containerd.runc.v2"
   [plugins."io.containerd.grpc.v1.cri".cni]
     # No CNI: pods use the host network.
     bin_dir = "$dir/cni/bin"

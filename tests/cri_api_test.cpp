@@ -58,6 +58,16 @@ constexpr PinnedField kPinned[] = {
     {"PodSandboxMetadata", "attempt", 4, FieldDescriptor::TYPE_UINT32, false},
     {"CreateContainerResponse", "container_id", 1, FieldDescriptor::TYPE_STRING, false},
     {"ContainerEventResponse", "container_id", 1, FieldDescriptor::TYPE_STRING, false},
+    // Each sandbox's runtime handler (vm-runtime-handlers): learned from RunPodSandbox and from
+    // ListPodSandbox.
+    {"RunPodSandboxRequest", "config", 1, FieldDescriptor::TYPE_MESSAGE, false},
+    {"RunPodSandboxRequest", "runtime_handler", 2, FieldDescriptor::TYPE_STRING, false},
+    {"RunPodSandboxResponse", "pod_sandbox_id", 1, FieldDescriptor::TYPE_STRING, false},
+    {"RemovePodSandboxRequest", "pod_sandbox_id", 1, FieldDescriptor::TYPE_STRING, false},
+    {"ListPodSandboxResponse", "items", 1, FieldDescriptor::TYPE_MESSAGE, true},
+    {"PodSandbox", "id", 1, FieldDescriptor::TYPE_STRING, false},
+    {"PodSandbox", "state", 3, FieldDescriptor::TYPE_ENUM, false},
+    {"PodSandbox", "runtime_handler", 7, FieldDescriptor::TYPE_STRING, false},
     {"ContainerEventResponse", "containers_statuses", 5, FieldDescriptor::TYPE_MESSAGE, true},
 };
 

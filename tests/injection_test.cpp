@@ -103,13 +103,58 @@ TEST(Injection, KeepsWhatIsThereAndDeduplicatesCaseInsensitively) {
 TEST(Injection, OnlyFilesThatExistOnTheHost) {
   const auto t4 = Load("nvidia-t4.yaml").devices.at(0);
   auto target = Windows();
-  target.file_exists = [](const std::string& path) { return path.ends_with("nvapi64.dll"); };
+  target.host_file = [](const std::string& path) {
+    return path.ends_with("nvapi64.dll") ? HostFileState::kPresent : HostFileState::kAbsent;
+  };
   const auto plan =
       PlanInjection(runtime::v1::ContainerConfig{}, {t4}, false, "why", std::nullopt, target);
   ASSERT_EQ(plan.add_mounts.size(), 1u);
   EXPECT_EQ(plan.add_mounts[0].container_path(), "C:\\Windows\\System32\\nvapi64.dll");
   EXPECT_EQ(plan.notes.size(), 13u);
   EXPECT_NE(plan.notes[0].find("missing on this host"), std::string::npos);
+  EXPECT_TRUE(plan.gone.empty());
+}
+
+// A file that was there and is not any more is not mounted and not skipped quietly: the plan
+// names it, and the interceptor re-reads the devices (gpu_interceptor_test.cpp).
+TEST(Injection, GoneFilesAreNamedNotMounted) {
+  const auto t4 = Load("nvidia-t4.yaml").devices.at(0);
+  auto target = Windows();
+  target.host_file = [](const std::string& path) {
+    return path.ends_with("nvapi64.dll") ? HostFileState::kGone : HostFileState::kPresent;
+  };
+  const auto plan =
+      PlanInjection(runtime::v1::ContainerConfig{}, {t4}, false, "why", std::nullopt, target);
+  EXPECT_EQ(plan.add_mounts.size(), 13u);
+  EXPECT_EQ(plan.gone, (std::vector<std::string>{kStore + "\\nvapi64.dll"}));
+}
+
+// Kubelet on Windows sends a pod volume's mountPath as c:/... (makeAbsolutePath); containerd
+// cleans it. Each of these forms already mounts the T4's nvcuda.dll, so dxshim adds none of its
+// own.
+TEST(Injection, AMountInAnyFormKubeletSendsIsAlreadyMounted) {
+  const auto t4 = Load("nvidia-t4.yaml").devices.at(0);
+  for (const char* form :
+       {"c:/Windows/System32/nvcuda.dll", "C:\\Windows\\System32\\NVCUDA.DLL",
+        "\\Windows\\System32\\nvcuda.dll", "c:\\windows\\system32\\.\\nvcuda.dll"}) {
+    SCOPED_TRACE(form);
+    runtime::v1::ContainerConfig config;
+    auto* own = config.add_mounts();
+    own->set_host_path("c:\\var\\lib\\kubelet\\pods\\uid\\volumes\\nvcuda.dll");
+    own->set_container_path(form);
+    const auto plan = PlanInjection(config, {t4}, false, "why", std::nullopt, Windows());
+    EXPECT_EQ(plan.add_mounts.size(), 13u);
+    for (const auto& m : plan.add_mounts) {
+      EXPECT_NE(m.container_path(), "C:\\Windows\\System32\\nvcuda.dll");
+    }
+    ASSERT_EQ(plan.notes.size(), 1u);
+    EXPECT_EQ(plan.notes[0], "C:\\Windows\\System32\\nvcuda.dll: already mounted, " + kStore +
+                                 "\\nvcuda_loader64.dll not added");
+  }
+  // SysWOW64's nvcuda.dll is another file: still added.
+  runtime::v1::ContainerConfig config;
+  config.add_mounts()->set_container_path("c:/Windows/SysWOW64/nvcuda.dll");
+  EXPECT_EQ(PlanInjection(config, {t4}, false, "", std::nullopt, Windows()).add_mounts.size(), 13u);
 }
 
 TEST(Injection, LinuxMapping) {
@@ -211,6 +256,54 @@ TEST(Decision, CodesAndNamespaces) {
   EXPECT_TRUE(Decide(scoped, node, allocator, Windows()).pass_through);
 }
 
+// vm-runtime-handlers: a GPU request in a pod whose handler runs it in a VM is refused before
+// anything is held; a device another plugin put in is left as it is, with no runtime files.
+TEST(Decision, PodsInVirtualMachinesGetNoGpu) {
+  const auto node = Load("nvidia-t4.yaml");
+  const auto owner = SyncedAllocator();
+  auto& allocator = *owner;
+  auto target = Windows();
+  target.vm_runtime_handlers = {"runhcs-wcow-hypervisor"};
+  const auto request = Request({{"dxshim.io/gpu", "1"}});
+  try {
+    Decide(request, node, allocator, target, std::string("runhcs-wcow-hypervisor"));
+    ADD_FAILURE() << "a GPU in a Hyper-V pod";
+  } catch (const DecisionError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_EQ(e.outcome(), DecisionOutcome::kVmSandbox);
+    EXPECT_NE(std::string(e.what()).find("'runhcs-wcow-hypervisor' runs pods in virtual machines"),
+              std::string::npos)
+        << e.what();
+  }
+  // The dxshim resource (the device plugin's slots) is a GPU request too.
+  auto by_limit = Request({});
+  (*by_limit.mutable_config()
+        ->mutable_annotations())[std::string(devices::kPluginSlotsAnnotation)] = "slot-0";
+  EXPECT_THROW(Decide(by_limit, node, allocator, target, std::string("runhcs-wcow-hypervisor")),
+               DecisionError);
+  // Nothing was held: the same pod under the default handler gets the GPU.
+  EXPECT_FALSE(Decide(request, node, allocator, target, std::string("")).pass_through);
+  // Another plugin's device in a VM pod: left alone, and the log says why.
+  auto assigned = Request({});
+  assigned.set_pod_sandbox_id("sandbox-vm");
+  assigned.mutable_config()->add_devices()->set_host_path(
+      "vpci-location-path://PCIROOT(0)#PCI(1E00)");
+  const auto left =
+      Decide(assigned, node, allocator, target, std::string("runhcs-wcow-hypervisor"));
+  EXPECT_TRUE(left.pass_through);
+  EXPECT_TRUE(left.notable);
+  EXPECT_NE(left.why.find("left as they are"), std::string::npos);
+  // A sandbox dxshim has not learned yet: retry once the runtime has listed it.
+  try {
+    Decide(request, node, allocator, target, std::nullopt);
+    ADD_FAILURE();
+  } catch (const DecisionError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::UNAVAILABLE);
+  }
+  // Without VM handlers configured (Linux's default) the handler does not matter.
+  EXPECT_TRUE(Decide(Request({}), node, allocator, Windows(), std::nullopt).pass_through);
+}
+
 TEST(Ledger, WhatTheRuntimesSandboxesAndContainersSay) {
   runtime::v1::ListPodSandboxResponse sandboxes;
   const auto sandbox = [&](const std::string& id, runtime::v1::PodSandboxState state) {
@@ -251,6 +344,10 @@ TEST(Ledger, WhatTheRuntimesSandboxesAndContainersSay) {
   EXPECT_FALSE(record.containers[2].exited);  // may still run
   EXPECT_EQ(record.containers[3].container_id, "exited");
   EXPECT_TRUE(record.containers[3].exited);
+  sandboxes.mutable_items(1)->set_runtime_handler("runhcs-wcow-hypervisor");
+  EXPECT_EQ(ReadSandboxHandlers(sandboxes),
+            (std::map<std::string, std::string>{
+                {"ready", ""}, {"stopped", "runhcs-wcow-hypervisor"}, {"future-state", ""}}));
 }
 
 }  // namespace

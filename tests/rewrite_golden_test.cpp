@@ -88,6 +88,10 @@ INSTANTIATE_TEST_SUITE_P(
         // Two vendors on the node: the AMD GPU, exclusively, with AMD's files only.
         Case{"hetero-amd-exclusive",
              Args({}, "hetero-node.yaml", "container-cuda.json", "pod-amd-exclusive.json"), 0},
+        // The pod mounts five of the T4's files itself, each in a form kubelet or a device
+        // plugin sends (c:/..., upper case, no drive, ".", doubled "/"): dxshim adds the other 9.
+        Case{"t4-kubelet-mount-forms",
+             Args({}, "nvidia-t4.yaml", "container-kubelet-mounts.json", "pod-cuda.json"), 0},
         // A device plugin already assigned the T4: dxshim adds only its runtime files.
         Case{"t4-plugin-assigned",
              Args({}, "nvidia-t4.yaml", "container-plugin-assigned.json", "pod-plain.json"), 0},
@@ -108,7 +112,14 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"host-files-missing",
              {"--target", "windows", "--explain", "--inventory", kInv + "nvidia-t4.yaml",
               kRw + "container-cuda.json", kRw + "pod-cuda.json"},
-             0}),
+             0},
+        // The pod's RuntimeClass runs it in a Hyper-V VM (the Windows default of
+        // vm-runtime-handlers): refused, with the reason.
+        Case{"t4-hyperv-refused",
+             Args({"--runtime-handler", "runhcs-wcow-hypervisor", "--config",
+                   "deploy/examples/dxshim-windows.yaml"},
+                  "nvidia-t4.yaml", "container-cuda.json", "pod-cuda.json"),
+             1}),
     [](const testing::TestParamInfo<Case>& param) {
       std::string name = param.param.name;
       for (auto& ch : name) ch = ch == '-' ? '_' : ch;

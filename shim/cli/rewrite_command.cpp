@@ -132,6 +132,8 @@ int RunRewrite(int argc, char** argv) {
       "inventory file (YAML or JSON); default: the configuration's device-source")(
       "target", po::value<std::string>(), "windows or linux (overrides the configuration)")(
       "explain", po::bool_switch(), "say on stderr why each device was chosen")(
+      "runtime-handler", po::value<std::string>()->default_value(""),
+      "the pod's runtime handler (RuntimeClass handler; empty: the runtime's default)")(
       "skip-host-file-check", po::bool_switch(),
       "do not check that runtime files exist on this host (preview another node's rewrite)")(
       "format", po::value<std::string>()->default_value("json"),
@@ -183,15 +185,18 @@ int RunRewrite(int argc, char** argv) {
     target.linux_system32_path = cfg.linux_system32_path;
     target.linux_syswow64_path = cfg.linux_syswow64_path;
     const bool skip_check = vm["skip-host-file-check"].as<bool>();
+    target.vm_runtime_handlers = cfg.vm_runtime_handlers;
     if (!skip_check) {
-      target.file_exists = [](const std::string& path) {
+      target.host_file = [](const std::string& path) {
         std::error_code ec;
-        return std::filesystem::is_regular_file(path, ec);
+        return std::filesystem::is_regular_file(path, ec) ? HostFileState::kPresent
+                                                          : HostFileState::kAbsent;
       };
     }
     Decision decision;
     try {
-      decision = Decide(request, *snapshot.Current(), allocator, target);
+      decision = Decide(request, *snapshot.Current(), allocator, target,
+                        vm["runtime-handler"].as<std::string>());
     } catch (const DecisionError& e) {
       std::cerr << "dxshim rewrite: CreateContainer would fail with "
                 << (e.code() == grpc::StatusCode::RESOURCE_EXHAUSTED ? "RESOURCE_EXHAUSTED"

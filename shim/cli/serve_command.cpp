@@ -21,7 +21,7 @@
 #include "shim/cli/serve_options.h"
 #include "shim/cli/stop_request.h"
 #include "shim/gpu/gpu_interceptor.h"
-#include "shim/gpu/host_file_cache.h"
+#include "shim/gpu/host_files.h"
 #include "shim/gpu/ledger_sync.h"
 #include "shim/metrics/http_endpoint.h"
 #include "shim/metrics/metrics.h"
@@ -60,6 +60,9 @@ const char* Describe(const std::string& key) {
   if (key == "deny-namespaces") return "namespaces that may not request GPUs (comma list)";
   if (key == "resync-interval") return "how often the GPU ledger is rebuilt from the runtime";
   if (key == "narrow-class-devices") return "narrow a class/<GUID> device to one GPU";
+  if (key == "vm-runtime-handlers") {
+    return "runtime handlers that run pods in VMs: GPU requests there fail (comma list; - none)";
+  }
   if (key == "device-plugin") return "serve kubelet's device plugin API (true/false)";
   if (key == "device-plugin-dir") return "kubelet's device-plugin directory (kubelet.sock)";
   if (key == "device-plugin-resource") return "extended resource to advertise (dxshim.io/gpu)";
@@ -188,9 +191,13 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
 #endif
   spdlog::info("{}", VersionLine());
   // Devices: one snapshot, refreshed in the background; never discovered on a request's path.
+  // Which runtime files exist: noted at every read of the device source, checked at every
+  // CreateContainer (a vanished one makes the interceptor re-read the source at once).
+  HostFiles host_files(cfg.target);
   std::unique_ptr<devices::DeviceSnapshot> snapshot;
   try {
-    snapshot = OpenDeviceSnapshot(cfg);
+    snapshot = OpenDeviceSnapshot(
+        cfg, [&host_files](const std::vector<devices::Device>& d) { host_files.Observe(d); });
   } catch (const std::exception& e) {
     spdlog::critical("device source: {}", e.what());
     return 2;
@@ -204,6 +211,8 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
   std::unique_ptr<metrics::Metrics> metrics;
   if (!cfg.metrics_listen.empty()) metrics = std::make_unique<metrics::Metrics>();
   LedgerSync ledger(options.runtime, allocator, cfg.resync_interval);
+  SandboxHandlers sandbox_handlers;
+  ledger.set_sandbox_handlers(&sandbox_handlers);
   GpuInterceptor::DecisionObserver on_decision;
   if (metrics) {
     ledger.set_resync_timer([m = metrics.get()](bool ok, auto took) { m->Resync(ok, took); });
@@ -215,13 +224,14 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
   // the background resync succeeds) and does not delay the node's CRI endpoint.
   ledger.SyncOnce(std::chrono::milliseconds(3000), /*wait_for_runtime=*/false);
   ledger.Start();
-  HostFileCache host_files(*snapshot);
   TargetOptions target;
   target.target = cfg.target;
   target.linux_system32_path = cfg.linux_system32_path;
   target.linux_syswow64_path = cfg.linux_syswow64_path;
-  target.file_exists = [&host_files](const std::string& path) { return host_files.Exists(path); };
-  GpuInterceptor interceptor(*snapshot, allocator, target, &ledger, std::move(on_decision));
+  target.host_file = [&host_files](const std::string& path) { return host_files.Check(path); };
+  target.vm_runtime_handlers = cfg.vm_runtime_handlers;
+  GpuInterceptor interceptor(*snapshot, allocator, target, &ledger, &sandbox_handlers,
+                             std::move(on_decision));
   options.interceptor = &interceptor;
 
   // Off the relay path: kubelet's device plugin API (its own process) and the node's labels.

@@ -23,8 +23,11 @@ bool ReadServeOptions(int argc, char** argv,
   return true;
 }
 
-std::unique_ptr<devices::DeviceSnapshot> OpenDeviceSnapshot(const config::ServeConfig& cfg) {
+std::unique_ptr<devices::DeviceSnapshot> OpenDeviceSnapshot(
+    const config::ServeConfig& cfg,
+    std::function<void(const std::vector<devices::Device>&)> loaded) {
   devices::SnapshotOptions options;
+  options.loaded = std::move(loaded);
   options.include_integrated = cfg.include_integrated;
   options.include_detachable = cfg.include_detachable;
   options.extra_runtime_files = cfg.extra_runtime_files;

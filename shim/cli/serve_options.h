@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,8 +21,11 @@ bool ReadServeOptions(int argc, char** argv,
                       boost::program_options::variables_map& vm);
 
 // The device snapshot the configuration describes (source, filters, operator extras, refresh),
-// refreshing in the background. A source unreadable at start leaves it empty and retrying;
-// throws only for a source that is not valid at all.
-std::unique_ptr<devices::DeviceSnapshot> OpenDeviceSnapshot(const config::ServeConfig& cfg);
+// refreshing in the background; `loaded` (may be empty) sees each read of the source. A source
+// unreadable at start leaves it empty and retrying; throws only for a source that is not valid
+// at all.
+std::unique_ptr<devices::DeviceSnapshot> OpenDeviceSnapshot(
+    const config::ServeConfig& cfg,
+    std::function<void(const std::vector<devices::Device>&)> loaded = {});
 
 }  // namespace dxshim

@@ -22,6 +22,22 @@ void CheckNamespace(const devices::AllocationPolicy& policy, const std::string& 
   }
 }
 
+// The pod's runtime handler when it is one of the target's VM handlers. Throws UNAVAILABLE when
+// that matters and the handler is not known yet.
+std::optional<std::string> VmHandler(const TargetOptions& target,
+                                     const std::optional<std::string>& handler,
+                                     const std::string& sandbox_id, const std::string& pod) {
+  if (target.vm_runtime_handlers.empty()) return std::nullopt;
+  if (!handler) {
+    throw DecisionError(grpc::StatusCode::UNAVAILABLE, DecisionOutcome::kNotSynced,
+                        "dxshim: pod " + pod + ": sandbox " + sandbox_id +
+                            " was not started through dxshim and the runtime has not listed it "
+                            "yet, so its runtime handler is not known; retry shortly");
+  }
+  if (!Listed(target.vm_runtime_handlers, *handler)) return std::nullopt;
+  return handler;
+}
+
 }  // namespace
 
 std::string PodName(const runtime::v1::PodSandboxConfig& sandbox) {
@@ -30,7 +46,7 @@ std::string PodName(const runtime::v1::PodSandboxConfig& sandbox) {
 
 Decision Decide(const runtime::v1::CreateContainerRequest& request,
                 const devices::Inventory& inventory, devices::Allocator& allocator,
-                const TargetOptions& target) {
+                const TargetOptions& target, const std::optional<std::string>& runtime_handler) {
   const auto& config = request.config();
   const auto& sandbox = request.sandbox_config();
   const auto pod = PodName(sandbox);
@@ -84,6 +100,26 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
     if (IsClassDevice(entry) && !class_index) class_index = i;
     for (const auto& d : inventory.devices) {
       if (NamesDevice(entry, d, target)) assigned.push_back(d);
+    }
+  }
+  // hcsshim gives GPUs to process-isolated containers only (microsoft/hcsshim#1902): in a pod
+  // that runs in a VM a GPU request fails here, before anything is held, and a device some other
+  // plugin put in is left exactly as it is.
+  if (wanted || !assigned.empty() || class_index) {
+    if (const auto vm = VmHandler(target, runtime_handler, request.pod_sandbox_id(), pod)) {
+      if (wanted) {
+        throw DecisionError(
+            grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kVmSandbox,
+            "dxshim: pod " + pod + " container " + container + ": its runtime handler '" + *vm +
+                "' runs pods in virtual machines (vm-runtime-handlers), which cannot be given "
+                "GPUs by device assignment (only process-isolated containers can); use a "
+                "process-isolated RuntimeClass or drop the GPU request");
+      }
+      decision.why = "runtime handler '" + *vm +
+                     "' runs pods in virtual machines (vm-runtime-handlers): the devices already "
+                     "in the config are left as they are, no runtime files added";
+      decision.notable = true;
+      return decision;
     }
   }
   const bool narrow = class_index && allocator.policy().narrow_class_devices && assigned.empty();

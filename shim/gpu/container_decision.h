@@ -31,16 +31,20 @@ class DecisionError : public std::runtime_error {
 struct Decision {
   bool pass_through = true;          // nothing to do: forward the caller's bytes untouched
   std::string why;                   // for --explain and logs
+  bool notable = false;              // a pass-through whose reason belongs in the log
   devices::Reservation reservation;  // valid unless pass_through
   InjectionPlan plan;
 };
 
 // Reads the pod's request (annotations) and the devices kubelet already assigned, allocates and
 // plans the injection. The allocator keeps a reservation when a Decision that is not
-// pass_through is returned: the caller commits or releases it. Throws DecisionError.
+// pass_through is returned: the caller commits or releases it. `runtime_handler` is the handler
+// of the pod's sandbox ("" the runtime's default), nullopt when dxshim does not know it yet.
+// Throws DecisionError.
 Decision Decide(const runtime::v1::CreateContainerRequest& request,
                 const devices::Inventory& inventory, devices::Allocator& allocator,
-                const TargetOptions& target);
+                const TargetOptions& target,
+                const std::optional<std::string>& runtime_handler = std::string());
 
 // "namespace/name" of the pod, for messages.
 std::string PodName(const runtime::v1::PodSandboxConfig& sandbox);

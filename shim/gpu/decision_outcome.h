@@ -16,11 +16,14 @@ enum class DecisionOutcome {
   kNamespace,       // the pod's namespace may not request GPUs
   kNotSynced,       // the ledger has not been read from the runtime yet
   kRuntimeFailure,  // dxshim rewrote the request, the runtime did not create the container
+  kVmSandbox,       // the pod's runtime handler runs it in a VM (vm-runtime-handlers)
+  kFilesGone,       // runtime files vanished from the host (a driver change) and no others came
 };
 inline constexpr DecisionOutcome kAllDecisionOutcomes[] = {
     DecisionOutcome::kInjected,  DecisionOutcome::kPassedThrough, DecisionOutcome::kInvalidRequest,
     DecisionOutcome::kNoMatch,   DecisionOutcome::kVendorMix,     DecisionOutcome::kExhausted,
-    DecisionOutcome::kNamespace, DecisionOutcome::kNotSynced,     DecisionOutcome::kRuntimeFailure};
+    DecisionOutcome::kNamespace, DecisionOutcome::kNotSynced,     DecisionOutcome::kRuntimeFailure,
+    DecisionOutcome::kVmSandbox, DecisionOutcome::kFilesGone};
 // The label value: "injected", "passed_through", "invalid_annotation", "no_match", ...
 constexpr const char* ToString(DecisionOutcome outcome) {
   switch (outcome) {
@@ -42,6 +45,10 @@ constexpr const char* ToString(DecisionOutcome outcome) {
       return "not_synced";
     case DecisionOutcome::kRuntimeFailure:
       return "runtime_failure";
+    case DecisionOutcome::kVmSandbox:
+      return "vm_sandbox";
+    case DecisionOutcome::kFilesGone:
+      return "runtime_files_gone";
   }
   return "unknown";
 }

@@ -9,6 +9,7 @@
 namespace dxshim {
 namespace {
 
+constexpr std::string_view kRunPodSandbox = "/runtime.v1.RuntimeService/RunPodSandbox";
 constexpr std::string_view kStopPodSandbox = "/runtime.v1.RuntimeService/StopPodSandbox";
 constexpr std::string_view kRemovePodSandbox = "/runtime.v1.RuntimeService/RemovePodSandbox";
 
@@ -23,27 +24,83 @@ Interception ForwardThen(std::function<void()> release) {
 
 }  // namespace
 
-GpuInterceptor::GpuInterceptor(const devices::DeviceSnapshot& snapshot,
-                               devices::Allocator& allocator, TargetOptions target,
-                               LedgerSync* sync, DecisionObserver observer)
+GpuInterceptor::GpuInterceptor(devices::DeviceSnapshot& snapshot, devices::Allocator& allocator,
+                               TargetOptions target, LedgerSync* sync, SandboxHandlers* handlers,
+                               DecisionObserver observer)
     : snapshot_(snapshot),
       allocator_(allocator),
       target_(std::move(target)),
       sync_(sync),
+      handlers_(target_.vm_runtime_handlers.empty() ? nullptr : handlers),
       observer_(std::move(observer)) {}
 
 bool GpuInterceptor::Wants(std::string_view method) const {
   return method == kCreateContainerMethod || method == kStopPodSandbox ||
-         method == kRemovePodSandbox;
+         method == kRemovePodSandbox || (handlers_ && method == kRunPodSandbox);
 }
 
 Interception GpuInterceptor::Intercept(std::string_view method, std::string_view request) {
   if (method == kCreateContainerMethod) return CreateContainer(request);
+  if (method == kRunPodSandbox) return RunPodSandbox(request);
   // The sandbox calls are observed, never changed. A request that does not parse is the
   // runtime's to refuse.
   runtime::v1::RemovePodSandboxRequest r;  // StopPodSandboxRequest has the same field 1
   if (!r.ParseFromArray(request.data(), static_cast<int>(request.size()))) return {};
-  return ForwardThen([this, id = r.pod_sandbox_id()] { allocator_.SandboxGone(id); });
+  const bool removed = method == kRemovePodSandbox;
+  return ForwardThen([this, removed, id = r.pod_sandbox_id()] {
+    allocator_.SandboxGone(id);
+    if (removed && handlers_) handlers_->Removed(id);
+  });
+}
+
+Interception GpuInterceptor::RunPodSandbox(std::string_view bytes) {
+  runtime::v1::RunPodSandboxRequest request;
+  if (!request.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return {};
+  auto i = Interception::Forward();  // observed, never changed
+  i.on_result = [this, handler = request.runtime_handler()](const grpc::Status& status,
+                                                            std::string_view response) {
+    runtime::v1::RunPodSandboxResponse started;
+    if (status.ok() && started.ParseFromArray(response.data(), static_cast<int>(response.size())) &&
+        !started.pod_sandbox_id().empty()) {
+      handlers_->Started(started.pod_sandbox_id(), handler);
+    }
+  };
+  return i;
+}
+
+Decision GpuInterceptor::DecideOnPresentFiles(const runtime::v1::CreateContainerRequest& request) {
+  const auto handler =
+      handlers_ ? handlers_->Find(request.pod_sandbox_id()) : std::optional<std::string>("");
+  auto decision = Decide(request, *snapshot_.Current(), allocator_, target_, handler);
+  if (decision.pass_through || decision.plan.gone.empty()) return decision;
+  // A file the snapshot names has vanished: the driver changed (a driver update moves its
+  // DriverStore folder). Re-read the devices now, not at the next refresh, and decide again from
+  // them. Only on this path does the relay thread wait for the device source.
+  allocator_.Release(decision.reservation.id);
+  spdlog::warn(
+      "CreateContainer {} {}: {} runtime file(s) vanished from the host (first: {}): "
+      "re-reading the devices",
+      PodName(request.sandbox_config()), request.config().metadata().name(),
+      decision.plan.gone.size(), decision.plan.gone.front());
+  // At most once a second: a burst of pods on a driver that stays broken re-reads it once.
+  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+  auto last = last_reload_.load();
+  if (now - last >= std::chrono::steady_clock::duration(std::chrono::seconds(1)).count() &&
+      last_reload_.compare_exchange_strong(last, now)) {
+    snapshot_.Reload();
+  }
+  decision = Decide(request, *snapshot_.Current(), allocator_, target_, handler);
+  if (decision.pass_through || decision.plan.gone.empty()) return decision;
+  allocator_.Release(decision.reservation.id);
+  std::string files;
+  for (const auto& path : decision.plan.gone) files += (files.empty() ? "" : ", ") + path;
+  throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kFilesGone,
+                      "dxshim: pod " + PodName(request.sandbox_config()) + " container " +
+                          request.config().metadata().name() + ": runtime file(s) " + files +
+                          " were on this host and are gone, and the device source (re-read "
+                          "now) still names them: the GPU driver is being changed or its "
+                          "DriverStore folder was moved; not starting the container with part "
+                          "of its driver");
 }
 
 Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
@@ -66,13 +123,19 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
   }
   Decision decision;
   try {
-    decision = Decide(request, *snapshot_.Current(), allocator_, target_);
+    decision = DecideOnPresentFiles(request);
   } catch (const DecisionError& e) {
-    if (e.code() == grpc::StatusCode::RESOURCE_EXHAUSTED && sync_) sync_->Kick();
+    const bool stale = e.code() == grpc::StatusCode::RESOURCE_EXHAUSTED ||
+                       e.code() == grpc::StatusCode::UNAVAILABLE;
+    if (stale && sync_) sync_->Kick();
     Report(e.outcome());
     return Interception::Reject(grpc::Status(e.code(), e.what()));
   }
   if (decision.pass_through) {
+    if (decision.notable) {
+      spdlog::info("CreateContainer {} {}: unchanged: {}", PodName(request.sandbox_config()),
+                   request.config().metadata().name(), decision.why);
+    }
     Report(DecisionOutcome::kPassedThrough);
     return Interception::Forward();
   }

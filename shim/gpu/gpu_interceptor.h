@@ -2,9 +2,12 @@
 // current device snapshot), and what passes through keeps the ledger current: a failed
 // CreateContainer releases its reservation, a successful one commits it to the pod, a stopped or
 // removed pod sandbox frees its share. Container stops and removals change nothing: the pod
-// keeps its devices across container restarts (crash loops, init containers).
+// keeps its devices across container restarts (crash loops, init containers). With VM runtime
+// handlers configured, RunPodSandbox is observed too, to learn each sandbox's handler.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <functional>
 
 #include "devices/allocation/allocator.h"
@@ -12,6 +15,7 @@
 #include "shim/gpu/container_decision.h"
 #include "shim/gpu/injection.h"
 #include "shim/gpu/ledger_sync.h"
+#include "shim/gpu/sandbox_handlers.h"
 #include "shim/proxy/interceptor.h"
 
 namespace dxshim {
@@ -20,23 +24,32 @@ class GpuInterceptor : public RequestInterceptor {
  public:
   // Told what became of each CreateContainer (on the relay thread: it must only count).
   using DecisionObserver = std::function<void(DecisionOutcome)>;
-  // `sync` may be null (no kick on exhaustion).
-  GpuInterceptor(const devices::DeviceSnapshot& snapshot, devices::Allocator& allocator,
-                 TargetOptions target, LedgerSync* sync, DecisionObserver observer = {});
+  // `sync` may be null (no kick on exhaustion). `handlers` may be null when the target has no VM
+  // runtime handlers. The snapshot is re-read at once when a runtime file it names has vanished.
+  GpuInterceptor(devices::DeviceSnapshot& snapshot, devices::Allocator& allocator,
+                 TargetOptions target, LedgerSync* sync, SandboxHandlers* handlers,
+                 DecisionObserver observer = {});
 
   bool Wants(std::string_view method) const override;
   Interception Intercept(std::string_view method, std::string_view request) override;
 
  private:
   Interception CreateContainer(std::string_view request);
+  Interception RunPodSandbox(std::string_view request);
+  // Decide() on the current snapshot; when runtime files it names have vanished, re-reads the
+  // devices once and decides again, and fails naming the files if they are still gone.
+  Decision DecideOnPresentFiles(const runtime::v1::CreateContainerRequest& request);
   void Report(DecisionOutcome outcome) const {
     if (observer_) observer_(outcome);
   }
 
-  const devices::DeviceSnapshot& snapshot_;
+  devices::DeviceSnapshot& snapshot_;
   devices::Allocator& allocator_;
   TargetOptions target_;
   LedgerSync* sync_;
+  SandboxHandlers* handlers_;
+  // steady_clock ticks of the last re-read of the devices for vanished files.
+  std::atomic<std::chrono::steady_clock::rep> last_reload_{0};
   DecisionObserver observer_;
 };
 

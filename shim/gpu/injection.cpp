@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "devices/runtime_files.h"
+#include "shim/gpu/container_path.h"
 
 namespace dxshim {
 namespace {
@@ -15,16 +16,6 @@ bool SamePath(std::string_view a, std::string_view b, const TargetOptions& t) {
   return Windows(t) ? devices::EqualsIgnoreCase(a, b) : a == b;
 }
 
-std::string HostPath(const devices::Device& d, const devices::RuntimeFile& f,
-                     const TargetOptions& t) {
-  std::string source = f.source;
-  const char sep = Windows(t) ? '\\' : '/';
-  std::replace(source.begin(), source.end(), Windows(t) ? '/' : '\\', sep);
-  std::string root = d.driver_store;
-  while (!root.empty() && (root.back() == '\\' || root.back() == '/')) root.pop_back();
-  return root + sep + source;
-}
-
 std::string ContainerPath(const devices::RuntimeFile& f, bool wow64, const TargetOptions& t) {
   if (Windows(t)) {
     return std::string(wow64 ? "C:\\Windows\\SysWOW64\\" : "C:\\Windows\\System32\\") +
@@ -34,6 +25,16 @@ std::string ContainerPath(const devices::RuntimeFile& f, bool wow64, const Targe
 }
 
 }  // namespace
+
+std::string RuntimeFileHostPath(const devices::Device& device, const devices::RuntimeFile& file,
+                                const TargetOptions& target) {
+  std::string source = file.source;
+  const char sep = Windows(target) ? '\\' : '/';
+  std::replace(source.begin(), source.end(), Windows(target) ? '/' : '\\', sep);
+  std::string root = device.driver_store;
+  while (!root.empty() && (root.back() == '\\' || root.back() == '/')) root.pop_back();
+  return root + sep + source;
+}
 
 runtime::v1::Device DeviceEntry(const devices::Device& device, const TargetOptions& target) {
   runtime::v1::Device entry;
@@ -79,19 +80,20 @@ InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
     }
     plan.add_devices.push_back(DeviceEntry(d, target));
   }
-  const auto mounted = [&](const std::string& container_path) {
-    const auto same = [&](const runtime::v1::Mount& m) {
-      return SamePath(m.container_path(), container_path, target);
-    };
-    return std::any_of(config.mounts().begin(), config.mounts().end(), same) ||
-           std::any_of(plan.add_mounts.begin(), plan.add_mounts.end(), same);
-  };
+  // Destinations already taken, in the form the runtime will use (container_path.h).
+  // A few dozen at most: a vector searched in order beats a hash set's allocations.
+  std::vector<std::string> taken;
+  taken.reserve(static_cast<std::size_t>(config.mounts_size()) + 32);
+  for (const auto& m : config.mounts()) {
+    taken.push_back(MountDestinationKey(m.container_path(), m.host_path(), Windows(target)));
+  }
   for (const auto& d : devices) {
     for (const bool wow64 : {false, true}) {
       for (const auto& f : wow64 ? d.syswow64 : d.system32) {
-        const auto host = HostPath(d, f, target);
+        const auto host = RuntimeFileHostPath(d, f, target);
         const auto inside = ContainerPath(f, wow64, target);
-        if (mounted(inside)) {
+        auto key = MountDestinationKey(inside, host, Windows(target));
+        if (std::find(taken.begin(), taken.end(), key) != taken.end()) {
           if (std::none_of(plan.add_mounts.begin(), plan.add_mounts.end(),
                            [&](const auto& m) { return m.host_path() == host; })) {
             std::string note = inside;
@@ -100,10 +102,16 @@ InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
           }
           continue;
         }
-        if (target.file_exists && !target.file_exists(host)) {
+        const auto state = target.host_file ? target.host_file(host) : HostFileState::kPresent;
+        if (state == HostFileState::kAbsent) {
           plan.notes.push_back(host + ": missing on this host, not mounted");
           continue;
         }
+        if (state == HostFileState::kGone) {
+          plan.gone.push_back(host);
+          continue;
+        }
+        taken.push_back(std::move(key));
         runtime::v1::Mount m;
         m.set_host_path(host);
         m.set_container_path(inside);

@@ -20,14 +20,25 @@ inline constexpr char kDevicesLabel[] = "dxshim.io/devices";
 inline constexpr char kSharingLabel[] = "dxshim.io/sharing";
 inline constexpr char kExplanationAnnotation[] = "dxshim.io/explanation";
 
+// What is at a runtime file's host path now. containerd on Windows turns a mount source that does
+// not exist into an empty directory (parseMount: Stat, then MkdirAll) and maps that over the DLL,
+// so only present files are ever mounted.
+enum class HostFileState {
+  kPresent,
+  kAbsent,  // not there, and never seen there: the driver lists a file it does not ship
+  kGone,    // seen there before, missing now: the driver changed under the device snapshot
+};
+
 struct TargetOptions {
   config::Target target = config::Target::kLinux;
   std::string linux_system32_path = "/usr/lib/dxshim";
   std::string linux_syswow64_path = "/usr/lib32/dxshim";
-  // Whether a runtime file exists on this host; only existing files are mounted (containerd
-  // would create a directory in place of a missing one). Unset: every file counts as present
+  // What is at a runtime file's host path (host_files.h). Unset: every file counts as present
   // (`dxshim rewrite --skip-host-file-check`).
-  std::function<bool(const std::string& host_path)> file_exists;
+  std::function<HostFileState(const std::string& host_path)> host_file;
+  // Runtime handlers that run pods in VMs, where devices cannot be given this way (hcsshim gives
+  // GPUs to process-isolated containers only): GPU requests in their sandboxes are refused.
+  std::vector<std::string> vm_runtime_handlers;
 };
 
 struct InjectionPlan {
@@ -38,11 +49,17 @@ struct InjectionPlan {
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
   std::vector<std::string> notes;  // files skipped and why, for --explain and the log
+  std::vector<std::string> gone;   // host paths of runtime files that are kGone: none is mounted
 };
 
 // The CRI device entry for `device` on the target, e.g. host_path
 // "vpci-location-path://PCIROOT(0)#PCI(1E00)" on Windows, the device node on Linux.
 runtime::v1::Device DeviceEntry(const devices::Device& device, const TargetOptions& target);
+
+// Where `file` of `device` is on the host: the device's DriverStore folder and the file's source,
+// with the target's separators.
+std::string RuntimeFileHostPath(const devices::Device& device, const devices::RuntimeFile& file,
+                                const TargetOptions& target);
 
 // Whether a config device entry names `device` on the target (case-insensitive on Windows).
 bool NamesDevice(const runtime::v1::Device& entry, const devices::Device& device,
@@ -51,6 +68,9 @@ bool NamesDevice(const runtime::v1::Device& entry, const devices::Device& device
 // True for "class/<GUID>" and "vpci-class-guid://<GUID>" entries (all GPUs of a class).
 bool IsClassDevice(const runtime::v1::Device& entry);
 
+// Devices (unless already in the config, or replacing the class device at `narrow_index`) and
+// the present runtime files of `devices`, each unless the config, or an earlier file, already
+// mounts its destination (compared as the runtime will see it: container_path.h).
 InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
                             const std::vector<devices::Device>& devices, bool exclusive,
                             const std::string& explanation, std::optional<int> narrow_index,

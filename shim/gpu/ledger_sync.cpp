@@ -45,6 +45,13 @@ devices::RuntimeRecord ReadRuntimeRecord(const runtime::v1::ListPodSandboxRespon
   return record;
 }
 
+std::map<std::string, std::string> ReadSandboxHandlers(
+    const runtime::v1::ListPodSandboxResponse& sandboxes) {
+  std::map<std::string, std::string> handlers;
+  for (const auto& s : sandboxes.items()) handlers.emplace(s.id(), s.runtime_handler());
+  return handlers;
+}
+
 LedgerSync::LedgerSync(const Endpoint& runtime, devices::Allocator& allocator,
                        std::chrono::milliseconds interval, Observer observer, std::string name)
     : allocator_(allocator),
@@ -72,6 +79,7 @@ bool LedgerSync::SyncOnce(std::chrono::milliseconds timeout, bool wait_for_runti
     return ok;
   };
   allocator_.BeginResync();
+  const auto handlers_mark = handlers_ ? handlers_->Mark() : 0;
   // Both listings share one deadline, and the destructor cancels whichever is in flight. What
   // passes through dxshim between or during them (a commit, a stopped sandbox) is in the
   // allocator's journal, so their order does not matter; what does not pass through (a sandbox
@@ -121,6 +129,7 @@ bool LedgerSync::SyncOnce(std::chrono::milliseconds timeout, bool wait_for_runti
   const bool first = !allocator_.synced();
   const auto record = ReadRuntimeRecord(sandboxes, containers);
   const auto outcome = allocator_.FinishResync(record);
+  if (handlers_) handlers_->Reconcile(ReadSandboxHandlers(sandboxes), handlers_mark);
   if (observer_) observer_(record);
   for (const auto& freed : outcome.freed) {
     std::string ids;

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "devices/allocation/allocator.h"
 #include "runtime/v1/api.grpc.pb.h"
+#include "shim/gpu/sandbox_handlers.h"
 #include "shim/proxy/endpoint.h"
 
 namespace dxshim {
@@ -25,6 +27,10 @@ namespace dxshim {
 // sandboxes, and every container that carries the dxshim.io/devices label.
 devices::RuntimeRecord ReadRuntimeRecord(const runtime::v1::ListPodSandboxResponse& sandboxes,
                                          const runtime::v1::ListContainersResponse& containers);
+
+// The runtime handler of every sandbox a ListPodSandbox answer lists.
+std::map<std::string, std::string> ReadSandboxHandlers(
+    const runtime::v1::ListPodSandboxResponse& sandboxes);
 
 class LedgerSync {
  public:
@@ -49,12 +55,16 @@ class LedgerSync {
   void Kick();
   // Before the first SyncOnce or Start.
   void set_resync_timer(ResyncTimer timer) { timer_ = std::move(timer); }
+  // Before the first SyncOnce or Start: each resync also tells `handlers` which runtime handler
+  // runs each sandbox the runtime lists.
+  void set_sandbox_handlers(SandboxHandlers* handlers) { handlers_ = handlers; }
 
  private:
   devices::Allocator& allocator_;
   std::chrono::milliseconds interval_;
   Observer observer_;
   ResyncTimer timer_;
+  SandboxHandlers* handlers_ = nullptr;
   std::string name_;
   std::unique_ptr<runtime::v1::RuntimeService::Stub> stub_;
   std::mutex mutex_;

@@ -51,8 +51,9 @@ class RequestInterceptor {
   // without looking.
   virtual bool Wants(std::string_view method) const { return method == kCreateContainerMethod; }
   // `method` is the full gRPC method name and `request` the serialized request message.
-  // Runs on the relay thread, which carries every call: it may compute, but must never wait on
-  // I/O or on other calls.
+  // Runs on the relay thread, which carries every call: it may compute and stat local files, but
+  // must never wait on the network or on other calls (the GPU interceptor's one longer wait,
+  // re-reading the device source after a driver change, happens at most once a second).
   virtual Interception Intercept(std::string_view method, std::string_view request) = 0;
 };
 

@@ -5,14 +5,18 @@
 //   device in (it may only err towards decoding);
 // - a rewrite adds only paths from the inventory: the device's location path and files inside
 //   its DriverStore folder, never anything a pod wrote;
+// - a rewrite never mounts onto a destination the config already mounts, however it is written
+//   (containerd's cleaning of Windows destinations: shim/gpu/container_path.h);
 // - a refused request leaves nothing allocated.
 #include <cstdint>
 #include <cstdlib>
+#include <set>
 #include <string>
 
 #include "devices/inventory_file.h"
 #include "runtime/v1/api.pb.h"
 #include "shim/gpu/container_decision.h"
+#include "shim/gpu/container_path.h"
 #include "shim/gpu/create_request_scan.h"
 
 namespace {
@@ -71,8 +75,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (decision.plan.replace_index && !FromInventory(decision.plan.replacement.host_path(), true)) {
     std::abort();
   }
+  std::set<std::string> taken;
+  for (const auto& m : request.config().mounts()) {
+    taken.insert(dxshim::MountDestinationKey(m.container_path(), m.host_path(), true));
+  }
   for (const auto& m : decision.plan.add_mounts) {
     if (!FromInventory(m.host_path(), false) || !m.readonly()) std::abort();
+    if (!taken.insert(dxshim::MountDestinationKey(m.container_path(), m.host_path(), true))
+             .second) {
+      std::abort();
+    }
   }
   dxshim::ApplyPlan(decision.plan, *request.mutable_config());
   std::string out;

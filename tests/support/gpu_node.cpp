@@ -45,12 +45,15 @@ void GpuNodeTest::KillDxshim() {
   dxshim_->process().Wait(seconds(10));
 }
 
-std::string GpuNodeTest::RunPod(const std::string& name, bool wants_gpu) {
+std::string GpuNodeTest::RunPod(const std::string& name, bool wants_gpu, const std::string& handler,
+                                CriClient* client) {
   v1::RunPodSandboxRequest run;
   *run.mutable_config() = HostNetworkPod(name, "uid-" + name, dir_ / "logs");
   if (wants_gpu) (*run.mutable_config()->mutable_annotations())["dxshim.io/gpu"] = "1";
+  run.set_runtime_handler(handler);
   v1::RunPodSandboxResponse pod;
-  const auto s = client_->runtime->RunPodSandbox(Deadline(seconds(60)).get(), run, &pod);
+  const auto s = (client ? client : client_.get())
+                     ->runtime->RunPodSandbox(Deadline(seconds(60)).get(), run, &pod);
   EXPECT_TRUE(s.ok()) << s.error_message();
   configs_[pod.pod_sandbox_id()] = run.config();
   return pod.pod_sandbox_id();

@@ -29,8 +29,10 @@ class GpuNodeTest : public testing::Test {
   void KillDxshim();  // SIGKILL, as in a crash
   std::string Log() { return dxshim_ ? dxshim_->process().Log() : ""; }
 
-  // RunPodSandbox through dxshim; `wants_gpu` adds the annotation dxshim.io/gpu: "1".
-  std::string RunPod(const std::string& name, bool wants_gpu);
+  // RunPodSandbox through dxshim (or, with `client`, through that client); `wants_gpu` adds the
+  // annotation dxshim.io/gpu: "1"; `handler` is the runtime handler ("": containerd's default).
+  std::string RunPod(const std::string& name, bool wants_gpu, const std::string& handler = "",
+                     CriClient* client = nullptr);
   // CreateContainer through dxshim in `pod` (with the pod's sandbox config, as kubelet sends it)
   // and, when that worked, StartContainer. Returns the first status that is not OK.
   grpc::Status CreateAndStart(const std::string& pod, const runtime::v1::ContainerConfig& config,
