@@ -6,7 +6,9 @@
 // admits is exactly what it advertised. Kubelet and dxshim restarts lead to a new registration
 // and lose nothing held. The GPUs are device nodes the test makes (see test_gpu.h).
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -20,6 +22,7 @@ namespace v1 = runtime::v1;
 using std::chrono::seconds;
 
 constexpr auto kWait = seconds(30);
+using Clock = std::chrono::steady_clock;
 
 // How many processes run as the device plugin of dxshim `serve_pid` (--parent-pid).
 int PluginProcessesOf(pid_t serve_pid) {
@@ -32,6 +35,20 @@ int PluginProcessesOf(pid_t serve_pid) {
     if (cmdline.find(wanted) != std::string::npos) ++found;
   }
   return found;
+}
+
+// The device plugin process of dxshim `serve_pid`, or 0.
+pid_t PluginPidOf(pid_t serve_pid) {
+  const std::string wanted = std::string("--parent-pid") + '\0' + std::to_string(serve_pid) + '\0';
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "cmdline");
+    const std::string cmdline((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+    if (cmdline.find(wanted) != std::string::npos) {
+      return static_cast<pid_t>(std::stol(entry.path().filename().string()));
+    }
+  }
+  return 0;
 }
 
 class DevicePlugin : public GpuNodeTest {
@@ -79,6 +96,28 @@ class DevicePlugin : public GpuNodeTest {
     for (const auto& [k, v] : container_annotations) (*config.mutable_annotations())[k] = v;
     pods_[name] = pod;
     return CreateAndStart(pod, config, container);
+  }
+
+  // Waits (at most 10 s: a third of the resync interval these tests set, so that only serve's
+  // notification or the plugin's start can be what changed the list) until kubelet's list has
+  // `healthy` healthy slots; prints how long that took after `since`.
+  void ExpectHealthyWithin10s(std::size_t healthy, Clock::time_point since, const char* what) {
+    const auto list = kubelet_->WaitForDevices(
+        [&](const std::vector<v1beta1::Device>& d) { return HealthyCount(d) == healthy; },
+        seconds(10));
+    const auto took = std::chrono::duration<double, std::milli>(Clock::now() - since).count();
+    EXPECT_TRUE(list.has_value()) << what << ": kubelet's list never had " << healthy
+                                  << " healthy slot(s); dxshim's log:\n"
+                                  << Log();
+    std::printf("[ measured ] %s: ListAndWatch sent the new list %.0f ms after the call\n", what,
+                took);
+  }
+  // The first list kubelet gets after `lists_before` lists: what a new registration starts with.
+  std::vector<v1beta1::Device> NextList(std::size_t lists_before) {
+    EXPECT_TRUE(WaitFor([&] { return kubelet_->lists_received() > lists_before; }, kWait)) << Log();
+    return kubelet_
+        ->WaitForDevices([](const std::vector<v1beta1::Device>&) { return true; }, seconds(1))
+        .value_or(std::vector<v1beta1::Device>{});
   }
 
   const std::string plugin_dir_;
@@ -311,6 +350,85 @@ TEST_F(DevicePlugin, ADxshimRestartRegistersAgainAndKeepsWhatPodsHold) {
   // Stopping dxshim removes its socket: kubelet sees the plugin gone.
   ASSERT_EQ(dxshim_->Stop(), 0);
   EXPECT_FALSE(std::filesystem::exists(plugin_dir_ + "/dxshim.sock"));
+}
+
+// serve tells its plugin process of every commit and stopped pod at once: with a resync every
+// 30 s, the slot an annotation pod takes and gives back shows in ListAndWatch within a second
+// (the waits allow 10 s, well short of any resync), and a pod with the resource limit then gets
+// through Allocate and CreateContainer.
+TEST_F(DevicePlugin, TheCountFollowsEachCommitAndStoppedPodAtOnce) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  StartDxshim(1, {"--device-plugin-dir", plugin_dir_, "--resync-interval", "30s"});
+  WaitForList(1, 1);
+  const auto by_annotation = RunPod("by-annotation", true);
+  std::string id;
+  const auto create_started = Clock::now();
+  ASSERT_TRUE(CreateAndStart(by_annotation, &id).ok()) << Log();
+  ExpectHealthyWithin10s(0, create_started, "annotation pod's CreateContainer (+StartContainer)");
+  const auto stop_started = Clock::now();
+  v1::StopPodSandboxRequest stop;
+  stop.set_pod_sandbox_id(by_annotation);
+  v1::StopPodSandboxResponse stopped;
+  ASSERT_TRUE(client_->runtime->StopPodSandbox(Deadline(seconds(60)).get(), stop, &stopped).ok());
+  ExpectHealthyWithin10s(1, stop_started, "its StopPodSandbox");
+  std::string limited;
+  EXPECT_TRUE(RunGpuPod("by-limit", 1, &limited).ok()) << Log();
+}
+
+// A hold on a GPU this node does not have (a replaced GPU, another inventory, labels another
+// tool wrote) takes no slot; one on this node's GPU does, at the next resync (both sandboxes
+// are made directly in containerd: dxshim never sees them).
+TEST_F(DevicePlugin, OnlyHoldsOnThisNodesGpusTakeSlots) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  Start(1);  // a resync every second
+  WaitForList(1, 1);
+  CriClient direct(containerd_.socket());
+  const auto hold = [&](const std::string& name, const std::string& gpu) {
+    const auto pod = RunPod(name, false, "", &direct);
+    auto config = SleepingBusybox("app");
+    (*config.mutable_labels())["dxshim.io/devices"] = gpu;
+    (*config.mutable_labels())["dxshim.io/sharing"] = "shared";
+    std::string id;
+    EXPECT_TRUE(direct.CreateAndStart(pod, configs_[pod], config, &id).ok());
+    return pod;
+  };
+  hold("elsewhere", "0000:ff:00.0");
+  const auto here = hold("here", "0000:e2:00.0");
+  WaitForList(1, 0);
+  direct.RemovePod(here);
+  WaitForList(1, 1);  // the hold on 0000:ff:00.0, still there, takes nothing
+}
+
+// The plugin process killed alone, then serve killed and started alone: each new registration
+// starts with the right count (the plugin reads the runtime's record before it serves).
+TEST_F(DevicePlugin, TheCountIsRightAgainWhenEitherProcessRestarts) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  const std::vector<std::string> flags = {"--device-plugin-dir", plugin_dir_, "--resync-interval",
+                                          "30s"};
+  StartDxshim(2, flags);
+  WaitForList(2, 2);
+  std::string id;
+  ASSERT_TRUE(CreateAndStart(RunPod("by-annotation", true), &id).ok()) << Log();
+  WaitForList(2, 1);
+
+  auto lists = kubelet_->lists_received();
+  const auto child = PluginPidOf(dxshim_->process().pid());
+  ASSERT_GT(child, 0);
+  ASSERT_EQ(::kill(child, SIGKILL), 0);
+  ASSERT_TRUE(kubelet_->WaitForRegistration(2, kWait)) << Log();
+  EXPECT_EQ(HealthyCount(NextList(lists)), 1u) << "the restarted plugin's first list";
+
+  lists = kubelet_->lists_received();
+  KillDxshim();
+  StartDxshim(2, flags);
+  ASSERT_TRUE(kubelet_->WaitForRegistration(3, kWait)) << Log();
+  EXPECT_EQ(HealthyCount(NextList(lists)), 1u) << "the new serve's plugin's first list";
+  // And it follows the next change at once.
+  std::string second;
+  const auto second_pod = RunPod("second", true);
+  const auto create_started = Clock::now();
+  ASSERT_TRUE(CreateAndStart(second_pod, &second).ok()) << Log();
+  ExpectHealthyWithin10s(0, create_started, "after both restarts, a CreateContainer");
 }
 
 }  // namespace

@@ -90,12 +90,40 @@ TEST(SchedulerGap, CountsWhatPodsHoldBeyondTheirPluginSlots) {
       Holder("two-containers", {"c"}, {"gpu-3-1"}),     // 1 counted too many
       Holder("gone", {"c"}, {"gpu-3-2"}, false, true),  // exited, sandbox not ready: holds nothing
   };
-  const auto gap = FindSchedulerGap(record, 3);
+  const auto node = Node({"a", "b", "c"});
+  const auto gap = FindSchedulerGap(record, 3, node);
   EXPECT_EQ(gap.unseen, 1u + 2u - 1u);
   EXPECT_EQ(gap.counted_slots, (std::set<std::string>{"gpu-1-0", "gpu-2-0", "gpu-3-0", "gpu-3-1"}));
   record.containers.resize(2);
   record.containers[1].plugin_slots = {"gpu-9-0"};
-  EXPECT_EQ(FindSchedulerGap(record, 3).unseen, 0u);
+  EXPECT_EQ(FindSchedulerGap(record, 3, node).unseen, 0u);
+}
+
+// A hold on a GPU this node does not have takes no slot (a replaced GPU, a changed inventory,
+// labels another tool wrote); one GPU never takes more than its slots; an absent GPU's slots
+// are Unhealthy already and are not counted again.
+TEST(SchedulerGap, CountsOnlyHoldsOnThisNodesPresentGpusEachUpToItsSlots) {
+  devices::RuntimeRecord record;
+  record.ready_sandboxes = {"elsewhere", "here-1", "here-2", "here-3", "limit-elsewhere"};
+  record.containers = {Holder("elsewhere", {"replaced-gpu"})};
+  const auto one_gpu = Node({"a"});
+  EXPECT_EQ(FindSchedulerGap(record, 1, one_gpu).unseen, 0u);
+  record.containers.push_back(Holder("here-1", {"a", "replaced-gpu"}));
+  EXPECT_EQ(FindSchedulerGap(record, 1, one_gpu).unseen, 1u);
+  // Three annotation pods on a GPU of 2 slots (possible after max-containers-per-device was
+  // lowered): 2, not 3.
+  record.containers.push_back(Holder("here-2", {"a"}));
+  record.containers.push_back(Holder("here-3", {"a"}));
+  EXPECT_EQ(FindSchedulerGap(record, 2, one_gpu).unseen, 2u);
+  // A limit pod (its slot counted by the scheduler) whose GPU is not here: its slot does not
+  // lower the count of the others, and stays healthy.
+  record.containers.push_back(Holder("limit-elsewhere", {"replaced-gpu"}, {"gpu-7-0"}));
+  const auto gap = FindSchedulerGap(record, 2, one_gpu);
+  EXPECT_EQ(gap.unseen, 2u);
+  EXPECT_TRUE(gap.counted_slots.contains("gpu-7-0"));
+  auto absent = one_gpu;
+  absent.devices[0].present = false;
+  EXPECT_EQ(FindSchedulerGap(record, 2, absent).unseen, 0u);
 }
 
 TEST(SchedulerGap, MarksUnseenSlotsUnhealthyButNeverACountedOne) {

@@ -5,10 +5,16 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 #ifdef __linux__
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+
+#include <cerrno>
 #endif
+#include <atomic>
+#include <functional>
+#include <thread>
 
 #include "config/serve_config.h"
 #include "devices/allocation/allocator.h"
@@ -34,6 +40,30 @@ const std::vector<std::string>& Keys() {
                                                 "log-level",          "runtime",
                                                 "resync-interval"};
   return keys;
+}
+
+// Calls `changed` for each batch of bytes on `fd` until EOF or `stopping` (checked every
+// 250 ms).
+void WaitForNotifications(int fd, const std::atomic<bool>& stopping,
+                          const std::function<void()>& changed) {
+#ifdef __linux__
+  while (!stopping) {
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, 250);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      if (ready < 0) return;
+      continue;
+    }
+    char bytes[256];
+    const auto n = ::read(fd, bytes, sizeof bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // serve closed its end
+    changed();
+  }
+#else
+  (void)fd, (void)stopping, (void)changed;
+#endif
 }
 
 }  // namespace
@@ -91,10 +121,7 @@ int RunDevicePlugin(int argc, char** argv) {
   try {
     sync = std::make_unique<LedgerSync>(
         ParseEndpoint(cfg.runtime), ledger, cfg.resync_interval,
-        [&server,
-         slots = cfg.policy.max_containers_per_device](const devices::RuntimeRecord& record) {
-          server.SetGap(device_plugin::FindSchedulerGap(record, slots));
-        },
+        [&server](const devices::RuntimeRecord& record) { server.SetRecord(record); },
         "device plugin: runtime record");
   } catch (const std::exception& e) {
     spdlog::critical("device plugin: runtime {}: {}", cfg.runtime, e.what());
@@ -102,9 +129,20 @@ int RunDevicePlugin(int argc, char** argv) {
   }
   sync->SyncOnce(std::chrono::milliseconds(3000), /*wait_for_runtime=*/false);
   sync->Start();
+  // As serve's child: serve writes to our stdin whenever who holds GPUs changed (a commit, a
+  // stopped or removed pod), and the record is read again at once instead of at the next
+  // resync, which stays as the net for what passes behind dxshim's back.
+  std::atomic<bool> stopping{false};
+  std::thread notifications;
+  if (parent > 0) {
+    notifications = std::thread(
+        [&] { WaitForNotifications(0 /* stdin */, stopping, [&sync] { sync->Kick(); }); });
+  }
   server.Start();
   const auto why = stop.Wait();
   spdlog::debug("device plugin: stopping: {}", why);
+  stopping = true;
+  if (notifications.joinable()) notifications.join();
   sync.reset();
   server.Stop();
   return 0;

@@ -239,6 +239,8 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
   std::unique_ptr<device_plugin::PluginProcess> plugin;
   if (cfg.device_plugin) {
     plugin = std::make_unique<device_plugin::PluginProcess>(PluginArgs(cfg));
+    // The plugin's count follows every commit and stopped pod at once, not at its next resync.
+    interceptor.set_on_holds_changed([p = plugin.get()] { p->Notify(); });
   }
 #else
   if (cfg.device_plugin) {

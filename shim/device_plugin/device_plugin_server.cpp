@@ -117,10 +117,10 @@ void DevicePluginServer::Watch() {
   }
 }
 
-void DevicePluginServer::SetGap(SchedulerGap gap) {
+void DevicePluginServer::SetRecord(devices::RuntimeRecord record) {
   std::lock_guard lock(serving_mutex_);
-  gap_ = gap;
-  if (serving_) serving_->service->SetGap(std::move(gap));
+  record_ = record;
+  if (serving_) serving_->service->SetRecord(std::move(record));
 }
 
 bool DevicePluginServer::EnsureServing() {
@@ -130,7 +130,7 @@ bool DevicePluginServer::EnsureServing() {
   auto serving = std::make_unique<Serving>();
   {
     std::lock_guard lock(serving_mutex_);
-    serving->service = std::make_unique<DevicePluginService>(snapshot_, slots_, gap_);
+    serving->service = std::make_unique<DevicePluginService>(snapshot_, slots_, record_);
   }
   grpc::ServerBuilder builder;
   builder.AddListeningPort("unix://" + socket_path_, grpc::InsecureServerCredentials());

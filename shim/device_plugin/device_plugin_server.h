@@ -44,8 +44,9 @@ class DevicePluginServer {
   // Stops serving and removes the plugin's socket. Kubelet marks the resource's devices
   // unhealthy when the plugin's stream ends, until a registration comes again.
   void Stop();
-  // The slots pods hold that the scheduler does not count (from each ledger resync).
-  void SetGap(SchedulerGap gap);
+  // What the runtime says about who holds which GPU (each resync of the runtime record); the
+  // service works out from it the slots that pods the scheduler does not count hold.
+  void SetRecord(devices::RuntimeRecord record);
 
  private:
   struct Serving;
@@ -67,9 +68,9 @@ class DevicePluginServer {
   const std::string socket_path_;
   const std::string kubelet_socket_;
 
-  std::mutex serving_mutex_;  // serving_ and gap_: the watcher thread and SetGap
+  std::mutex serving_mutex_;  // serving_ and record_: the watcher thread and SetRecord
   std::unique_ptr<Serving> serving_;
-  SchedulerGap gap_;
+  devices::RuntimeRecord record_;
   FileId served_;
   FileId registered_with_;  // kubelet.sock at the last successful registration
   bool registered_ = false;

@@ -95,9 +95,10 @@ class DevicePluginService::Watch final
 };
 
 DevicePluginService::DevicePluginService(const devices::DeviceSnapshot& snapshot,
-                                         PluginSlots& slots, SchedulerGap gap)
-    : snapshot_(snapshot), slots_(slots), gap_(std::move(gap)) {
+                                         PluginSlots& slots, devices::RuntimeRecord record)
+    : snapshot_(snapshot), slots_(slots), record_(std::move(record)) {
   const auto inventory = snapshot_.Current();
+  gap_ = FindSchedulerGap(record_, slots_.slots_per_gpu(), *inventory);
   current_ = slots_.For(*inventory, gap_);
   follower_ = std::make_unique<devices::SnapshotFollower>(snapshot_, inventory->generation,
                                                           [this](const devices::Inventory&) {
@@ -123,15 +124,16 @@ void DevicePluginService::Forget(Watch* watch) {
   watches_.erase(watch);
 }
 
-void DevicePluginService::SetGap(SchedulerGap gap) {
+void DevicePluginService::SetRecord(devices::RuntimeRecord record) {
   std::lock_guard lock(mutex_);
-  if (gap == gap_) return;
-  gap_ = std::move(gap);
-  UpdateLocked("pods the scheduler does not count hold slots");
+  record_ = std::move(record);
+  if (!stopping_) UpdateLocked("the runtime's record changed");
 }
 
 void DevicePluginService::UpdateLocked(const char* why) {
-  auto slots = slots_.For(*snapshot_.Current(), gap_);
+  const auto inventory = snapshot_.Current();
+  gap_ = FindSchedulerGap(record_, slots_.slots_per_gpu(), *inventory);
+  auto slots = slots_.For(*inventory, gap_);
   if (slots == current_) return;
   current_ = std::move(slots);
   spdlog::info(

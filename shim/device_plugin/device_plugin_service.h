@@ -26,15 +26,16 @@ namespace dxshim::device_plugin {
 class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService {
  public:
   DevicePluginService(const devices::DeviceSnapshot& snapshot, PluginSlots& slots,
-                      SchedulerGap gap = {});
+                      devices::RuntimeRecord record = {});
   // Stop() first, and the server shut down.
   ~DevicePluginService() override;
 
   // Ends the open ListAndWatch streams and the change watcher, so that the server can shut down.
   void Stop();
-  // What the runtime's record says the scheduler does not count; the open streams get the new
-  // list when it changes what is healthy.
-  void SetGap(SchedulerGap gap);
+  // The runtime's record (who holds which GPU): the slots held by pods the scheduler does not
+  // count are worked out from it and the current devices (FindSchedulerGap) whenever either
+  // changes; the open streams get the new list when it changes what is healthy.
+  void SetRecord(devices::RuntimeRecord record);
 
   grpc::ServerUnaryReactor* GetDevicePluginOptions(grpc::CallbackServerContext* context,
                                                    const v1beta1::Empty* request,
@@ -61,7 +62,8 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
   std::mutex mutex_;  // before a Watch's own
   std::set<Watch*> watches_;
   std::vector<PluginSlot> current_;
-  SchedulerGap gap_;
+  devices::RuntimeRecord record_;
+  SchedulerGap gap_;  // from record_ and the devices of the last update
   bool stopping_ = false;
   std::unique_ptr<devices::SnapshotFollower> follower_;
 };

@@ -45,12 +45,21 @@ pid_t PluginProcess::Spawn(int& log_fd) {
   // Close-on-exec: no other process serve starts inherits the pipe (dup2 onto the child's
   // stderr clears the flag there).
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return -1;
+  // The child's stdin: one byte from serve for each change of who holds GPUs (Notify).
+  int notify_fds[2];
+  if (::pipe2(notify_fds, O_CLOEXEC) != 0) {
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    return -1;
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
   posix_spawn_file_actions_addclose(&actions, pipe_fds[1]);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, notify_fds[0], STDIN_FILENO);
+  posix_spawn_file_actions_addclose(&actions, notify_fds[0]);
+  posix_spawn_file_actions_addclose(&actions, notify_fds[1]);
   // serve blocks its stop signals in every thread (StopRequest) and ignores SIGPIPE: the child
   // starts with neither.
   posix_spawnattr_t attr;
@@ -79,13 +88,28 @@ pid_t PluginProcess::Spawn(int& log_fd) {
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   ::close(pipe_fds[1]);
+  ::close(notify_fds[0]);
   if (error != 0) {
     ::close(pipe_fds[0]);
+    ::close(notify_fds[1]);
     spdlog::error("device plugin: cannot start its process: {}", std::strerror(error));
     return -1;
   }
+  // Notify() runs on the relay thread: it must never wait for the child.
+  ::fcntl(notify_fds[1], F_SETFL, ::fcntl(notify_fds[1], F_GETFL) | O_NONBLOCK);
+  notify_fd_ = notify_fds[1];  // Supervise holds mutex_ around Spawn
   log_fd = pipe_fds[0];
   return pid;
+}
+
+void PluginProcess::Notify() {
+  std::lock_guard lock(mutex_);
+  if (notify_fd_ < 0) return;
+  // A full pipe already holds a notification the child has not read: this one adds nothing.
+  // A child that is gone gives EPIPE (serve ignores SIGPIPE); its successor starts from the
+  // runtime's record anyway.
+  const char byte = 'k';
+  [[maybe_unused]] const auto written = ::write(notify_fd_, &byte, 1);
 }
 
 void PluginProcess::RelayLog(int fd) {
@@ -129,6 +153,8 @@ void PluginProcess::Supervise() {
     }
     std::unique_lock lock(mutex_);
     exited_ = true;
+    if (notify_fd_ >= 0) ::close(notify_fd_);
+    notify_fd_ = -1;
     cv_.notify_all();
     if (stopping_) return;
     if (std::chrono::steady_clock::now() - started > std::chrono::minutes(1)) {

@@ -4,7 +4,8 @@
 // context switches and +60 us p50 per call). As a child it adds nothing to the relay path, and a
 // failure in it cannot take the node's CRI endpoint down.
 //
-// The child's log lines come through a pipe into serve's log (one log, one rotation); it is
+// The child's log lines come through a pipe into serve's log (one log, one rotation), and serve
+// tells it of every change of who holds GPUs through another (its stdin, Notify); it is
 // restarted with a growing pause if it exits on its own, stopped with SIGTERM (SIGKILL after
 // 5 s) when serve stops, and asks the kernel for SIGTERM if serve dies first. POSIX only: the
 // Windows build does not serve the device plugin (README, "Windows nodes").
@@ -31,6 +32,10 @@ class PluginProcess {
 
   void Start();
   void Stop();
+  // Tells the child at once that who holds GPUs changed (a commit, a stopped or removed pod), so
+  // that it reads the runtime's record now rather than at its next resync: a byte on its stdin.
+  // Never blocks; a no-op while no child runs.
+  void Notify();
 
  private:
   void Supervise();
@@ -43,6 +48,7 @@ class PluginProcess {
   bool stopping_ = false;
   pid_t pid_ = -1;
   bool exited_ = true;
+  int notify_fd_ = -1;  // the write end of the child's stdin
   std::thread supervisor_;
 };
 

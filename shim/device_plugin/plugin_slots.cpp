@@ -20,7 +20,8 @@ std::string PluginSlots::SlotId(const std::string& gpu_id, unsigned n) {
   return buf;
 }
 
-SchedulerGap FindSchedulerGap(const devices::RuntimeRecord& record, unsigned slots_per_gpu) {
+SchedulerGap FindSchedulerGap(const devices::RuntimeRecord& record, unsigned slots_per_gpu,
+                              const devices::Inventory& inventory) {
   struct Pod {
     std::set<std::string> gpus, slots;
     bool exclusive = false;
@@ -33,14 +34,28 @@ SchedulerGap FindSchedulerGap(const devices::RuntimeRecord& record, unsigned slo
     pod.slots.insert(c.plugin_slots.begin(), c.plugin_slots.end());
     pod.exclusive = pod.exclusive || c.exclusive;
   }
-  SchedulerGap gap;
-  std::size_t used = 0;
-  for (const auto& [sandbox, pod] : pods) {
-    used += pod.gpus.size() * (pod.exclusive ? slots_per_gpu : 1u);
-    gap.counted_slots.insert(pod.slots.begin(), pod.slots.end());
+  // Slots in use per present GPU: an absent one's slots are Unhealthy already.
+  std::map<std::string, unsigned> used;
+  for (const auto& d : inventory.devices) {
+    if (d.present) used.emplace(d.id, 0u);
   }
-  const auto counted = gap.counted_slots.size();
-  gap.unseen = used > counted ? static_cast<unsigned>(used - counted) : 0u;
+  SchedulerGap gap;
+  std::set<std::string> counted_here;  // plugin slots of pods on a present GPU
+  for (const auto& [sandbox, pod] : pods) {
+    gap.counted_slots.insert(pod.slots.begin(), pod.slots.end());
+    bool here = false;
+    for (const auto& gpu : pod.gpus) {
+      const auto it = used.find(gpu);
+      if (it == used.end()) continue;
+      it->second += pod.exclusive ? slots_per_gpu : 1u;
+      here = true;
+    }
+    if (here) counted_here.insert(pod.slots.begin(), pod.slots.end());
+  }
+  std::size_t in_use = 0;
+  for (const auto& [gpu, n] : used) in_use += std::min(n, slots_per_gpu);
+  gap.unseen =
+      in_use > counted_here.size() ? static_cast<unsigned>(in_use - counted_here.size()) : 0u;
   return gap;
 }
 

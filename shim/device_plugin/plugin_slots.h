@@ -38,10 +38,14 @@ struct SchedulerGap {
 };
 
 // Each pod holding GPUs uses one slot per GPU, all `slots_per_gpu` of a GPU it holds
-// exclusively; kubelet counted the plugin slots its containers carry. The difference, summed
+// exclusively; kubelet counted the plugin slots its containers carry. Only GPUs present in
+// `inventory` count, each for at most its `slots_per_gpu` (a hold on a GPU this node does not
+// have, or no longer has, takes no slot: a replaced GPU, a changed inventory, labels written by
+// another tool), and only the plugin slots of pods holding such a GPU. The difference, summed
 // over the node (a pod whose containers each took slots for one shared GPU makes up for
-// another's), never below zero.
-SchedulerGap FindSchedulerGap(const devices::RuntimeRecord& record, unsigned slots_per_gpu);
+// another's), never below zero. Every plugin slot of a pod holding GPUs is in counted_slots.
+SchedulerGap FindSchedulerGap(const devices::RuntimeRecord& record, unsigned slots_per_gpu,
+                              const devices::Inventory& inventory);
 
 class PluginSlots {
  public:
@@ -51,6 +55,7 @@ class PluginSlots {
   // healthy only if it is present now; then `gap.unseen` more Unhealthy, from the end of the
   // list, none of them a counted slot.
   std::vector<PluginSlot> For(const devices::Inventory& inventory, const SchedulerGap& gap = {});
+  unsigned slots_per_gpu() const { return slots_per_gpu_; }
   // Whether `id` is a slot this plugin ever advertised.
   bool Known(const std::string& id) const;
 

@@ -50,6 +50,7 @@ Interception GpuInterceptor::Intercept(std::string_view method, std::string_view
   return ForwardThen([this, removed, id = r.pod_sandbox_id()] {
     allocator_.SandboxGone(id);
     if (removed && handlers_) handlers_->Removed(id);
+    if (holds_changed_) holds_changed_();
   });
 }
 
@@ -153,6 +154,7 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
     if (status.ok() && created.ParseFromArray(response.data(), static_cast<int>(response.size())) &&
         !created.container_id().empty()) {
       allocator_.Commit(id);
+      if (holds_changed_) holds_changed_();
       Report(DecisionOutcome::kInjected);
     } else {
       allocator_.Release(id);  // nothing was created: nothing stays allocated

@@ -30,6 +30,10 @@ class GpuInterceptor : public RequestInterceptor {
                  TargetOptions target, LedgerSync* sync, SandboxHandlers* handlers,
                  DecisionObserver observer = {});
 
+  // Called (on the relay thread: it must not block) each time who holds GPUs changed through
+  // dxshim: a committed CreateContainer, a stopped or removed pod sandbox. Before serving.
+  void set_on_holds_changed(std::function<void()> changed) { holds_changed_ = std::move(changed); }
+
   bool Wants(std::string_view method) const override;
   Interception Intercept(std::string_view method, std::string_view request) override;
 
@@ -51,6 +55,7 @@ class GpuInterceptor : public RequestInterceptor {
   // steady_clock ticks of the last re-read of the devices for vanished files.
   std::atomic<std::chrono::steady_clock::rep> last_reload_{0};
   DecisionObserver observer_;
+  std::function<void()> holds_changed_;
 };
 
 }  // namespace dxshim
