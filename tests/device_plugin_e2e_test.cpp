@@ -24,32 +24,21 @@ using std::chrono::seconds;
 constexpr auto kWait = seconds(30);
 using Clock = std::chrono::steady_clock;
 
-// How many processes run as the device plugin of dxshim `serve_pid` (--parent-pid).
-int PluginProcessesOf(pid_t serve_pid) {
+// The processes that run as the device plugin of dxshim `serve_pid` (--parent-pid).
+std::vector<pid_t> PluginPidsOf(pid_t serve_pid) {
   const std::string wanted = std::string("--parent-pid") + '\0' + std::to_string(serve_pid) + '\0';
-  int found = 0;
+  std::vector<pid_t> found;
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const auto name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::ifstream in(entry.path() / "cmdline");
     const std::string cmdline((std::istreambuf_iterator<char>(in)),
                               std::istreambuf_iterator<char>());
-    if (cmdline.find(wanted) != std::string::npos) ++found;
+    if (cmdline.find(wanted) != std::string::npos) found.push_back(std::stoi(name));
   }
   return found;
 }
-
-// The device plugin process of dxshim `serve_pid`, or 0.
-pid_t PluginPidOf(pid_t serve_pid) {
-  const std::string wanted = std::string("--parent-pid") + '\0' + std::to_string(serve_pid) + '\0';
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    std::ifstream in(entry.path() / "cmdline");
-    const std::string cmdline((std::istreambuf_iterator<char>(in)),
-                              std::istreambuf_iterator<char>());
-    if (cmdline.find(wanted) != std::string::npos) {
-      return static_cast<pid_t>(std::stol(entry.path().filename().string()));
-    }
-  }
-  return 0;
-}
+int PluginProcessesOf(pid_t serve_pid) { return static_cast<int>(PluginPidsOf(serve_pid).size()); }
 
 class DevicePlugin : public GpuNodeTest {
  protected:
@@ -412,9 +401,9 @@ TEST_F(DevicePlugin, TheCountIsRightAgainWhenEitherProcessRestarts) {
   WaitForList(2, 1);
 
   auto lists = kubelet_->lists_received();
-  const auto child = PluginPidOf(dxshim_->process().pid());
-  ASSERT_GT(child, 0);
-  ASSERT_EQ(::kill(child, SIGKILL), 0);
+  const auto children = PluginPidsOf(dxshim_->process().pid());
+  ASSERT_EQ(children.size(), 1u);
+  ASSERT_EQ(::kill(children[0], SIGKILL), 0);
   ASSERT_TRUE(kubelet_->WaitForRegistration(2, kWait)) << Log();
   EXPECT_EQ(HealthyCount(NextList(lists)), 1u) << "the restarted plugin's first list";
 
