@@ -42,6 +42,13 @@ class Socket : public ::testing::Test {
 TEST_F(Socket, CreatesParentDirectoriesAndUsesMode0660) {
   const auto path = dir / "run/dxshim/nested/dxshim.sock";
   DxshimProcess dxshim(path, runtime.socket(), dir / "dxshim.log");
+  // The socket is made under a 0177 umask and answers from then on; dxshim sets the configured
+  // mode next and logs "listening on" after that. Looked at before that line, the socket may
+  // still be 0600 (seen once in ~20 runs under load).
+  ASSERT_TRUE(
+      WaitFor([&] { return dxshim.process().Log().find("listening on") != std::string::npos; },
+              std::chrono::seconds(10)))
+      << dxshim.process().Log();
   EXPECT_EQ(ModeOf(path), 0660u);
   CriClient client(path);
   v1::VersionResponse v;
