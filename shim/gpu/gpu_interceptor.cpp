@@ -99,7 +99,8 @@ Decision GpuInterceptor::DecideOnPresentFiles(const runtime::v1::CreateContainer
                       "dxshim: pod " + PodName(request.sandbox_config()) + " container " +
                           request.config().metadata().name() + ": runtime file(s) " + files +
                           " were on this host and are gone, and the device source (re-read "
-                          "now) still names them: the GPU driver is being changed or its "
+                          "within the last second) still names them: the GPU driver is being "
+                          "changed or its "
                           "DriverStore folder was moved; not starting the container with part "
                           "of its driver");
 }
