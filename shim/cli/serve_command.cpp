@@ -96,6 +96,8 @@ int CheckServe(const config::ServeConfig& cfg, const ProxyOptions& options) {
     std::cerr << "dxshim serve: device source " << cfg.device_source << ": " << e.what() << "\n";
     return 2;
   }
+  std::string vm;
+  for (const auto& h : cfg.vm_runtime_handlers) vm += (vm.empty() ? "" : ", ") + h;
   std::cout << "configuration ok\n"
             << "  listen   " << options.listen.ToString() << "\n"
             << "  runtime  " << options.runtime.ToString() << "\n"
@@ -104,6 +106,8 @@ int CheckServe(const config::ServeConfig& cfg, const ProxyOptions& options) {
             << "  target   " << config::ToString(cfg.target) << ", "
             << cfg.policy.max_containers_per_device << " pod(s) per GPU, "
             << devices::ToString(cfg.policy.placement) << "\n"
+            << "  vm       " << (vm.empty() ? std::string("-") : vm)
+            << " (runtime handlers whose GPU requests are refused)\n"
             << "  plugin   "
             << (cfg.device_plugin ? cfg.device_plugin_resource + " via " + cfg.device_plugin_dir
                                   : std::string("off"))

@@ -47,7 +47,8 @@ check "serve --check on the Windows example configuration exits 0" $([ "$code" =
 check "and reports the Windows endpoints and target" \
   $(grep -qF 'listen   npipe://./pipe/dxshim' "$work/out" &&
     grep -qF 'runtime  npipe://./pipe/containerd-containerd' "$work/out" &&
-    grep -qF 'target   windows, 2 pod(s) per GPU, spread' "$work/out"; echo $?) "$(cat "$work/out")"
+    grep -qF 'target   windows, 2 pod(s) per GPU, spread' "$work/out" &&
+    grep -qF 'vm       runhcs-wcow-hypervisor (' "$work/out"; echo $?) "$(cat "$work/out")"
 check "--check opens no log file" $([ ! -e "$WINEPREFIX/drive_c/ProgramData/dxshim" ]; echo $?)
 
 broken="$work/broken.yaml"
