@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "shim/proxy/grpc_peer.h"
 #include "shim/proxy/metadata.h"
 #include "shim/proxy/pipe_name.h"
+#include "shim/socket_bridge/grpc_peer.h"
 
 namespace dxshim {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "cri_superset.pb.h"
 #include "shim/proxy/byte_buffer.h"
-#include "shim/proxy/grpc_peer.h"
 #include "shim/proxy/proxy_server.h"
+#include "shim/socket_bridge/grpc_peer.h"
 #include "tests/support/cri_client.h"
 #include "tests/support/temp_dir.h"
 

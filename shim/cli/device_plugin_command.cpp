@@ -13,6 +13,7 @@
 #include <cerrno>
 #endif
 #include <atomic>
+#include <cstdlib>
 #include <functional>
 #include <thread>
 
@@ -23,8 +24,12 @@
 #include "shim/cli/serve_options.h"
 #include "shim/cli/stop_request.h"
 #include "shim/device_plugin/device_plugin_server.h"
+#include "shim/device_plugin/plugin_sockets.h"
 #include "shim/gpu/ledger_sync.h"
 #include "shim/proxy/endpoint.h"
+#ifdef _WIN32
+#include "shim/windows/pipe_transport.h"
+#endif
 
 namespace dxshim {
 namespace {
@@ -42,28 +47,58 @@ const std::vector<std::string>& Keys() {
   return keys;
 }
 
-// Calls `changed` for each batch of bytes on `fd` until EOF or `stopping` (checked every
-// 250 ms).
-void WaitForNotifications(int fd, const std::atomic<bool>& stopping,
-                          const std::function<void()>& changed) {
-#ifdef __linux__
+// Calls `changed` for each batch of bytes on the process's stdin until its end (serve closed it:
+// returns true) or `stopping` (checked every 250 ms).
+bool WaitForNotifications(const std::atomic<bool>& stopping, const std::function<void()>& changed) {
+  char bytes[256];
+#ifdef _WIN32
+  // An anonymous pipe: PeekNamedPipe says what waits without blocking, and the end of the pipe.
+  const HANDLE input = GetStdHandle(STD_INPUT_HANDLE);
   while (!stopping) {
-    pollfd p{fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, 250);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) {
-      if (ready < 0) return;
+    DWORD waiting = 0;
+    if (!PeekNamedPipe(input, nullptr, 0, nullptr, &waiting, nullptr)) {
+      return GetLastError() == ERROR_BROKEN_PIPE;
+    }
+    if (waiting == 0) {
+      Sleep(250);
       continue;
     }
-    char bytes[256];
-    const auto n = ::read(fd, bytes, sizeof bytes);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // serve closed its end
+    DWORD n = 0;
+    if (!ReadFile(input, bytes, sizeof bytes, &n, nullptr) || n == 0) return true;
     changed();
   }
 #else
-  (void)fd, (void)stopping, (void)changed;
+  while (!stopping) {
+    pollfd p{0, POLLIN, 0};
+    const int ready = ::poll(&p, 1, 250);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) return false;
+    if (ready == 0) continue;
+    const auto n = ::read(0, bytes, sizeof bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return true;
+    changed();
+  }
 #endif
+  return false;
+}
+
+// DXSHIM_PLUGIN_SOCKETS (tests), else the platform's way. Throws std::invalid_argument.
+device_plugin::PluginSockets ChosenPluginSockets() {
+  const char* named = std::getenv(device_plugin::kPluginSocketsVariable);
+  if (!named || !*named) return device_plugin::DefaultPluginSockets();
+  const auto sockets = device_plugin::ParsePluginSockets(named);
+  if (!sockets) {
+    throw std::invalid_argument(std::string(device_plugin::kPluginSocketsVariable) + "='" + named +
+                                "': expected grpc-unix, bridged-unix or tcp-stand-in");
+  }
+#ifdef _WIN32
+  if (*sockets == device_plugin::PluginSockets::kGrpcUnix) {
+    throw std::invalid_argument(std::string(device_plugin::kPluginSocketsVariable) +
+                                "=grpc-unix: gRPC has no unix sockets on Windows");
+  }
+#endif
+  return *sockets;
 }
 
 }  // namespace
@@ -83,7 +118,9 @@ int RunDevicePlugin(int argc, char** argv) {
   }
   config::ServeConfig cfg;
   long parent = 0;
+  device_plugin::PluginSockets sockets{};
   try {
+    sockets = ChosenPluginSockets();
     po::variables_map vm;
     if (!ReadServeOptions(argc, argv, desc, Keys(), cfg, vm)) return 0;
     if (vm.count("parent-pid")) parent = vm["parent-pid"].as<long>();
@@ -113,14 +150,27 @@ int RunDevicePlugin(int argc, char** argv) {
   options.dir = cfg.device_plugin_dir;
   options.resource_name = cfg.device_plugin_resource;
   options.slots_per_gpu = cfg.policy.max_containers_per_device;
+  options.sockets = sockets;
   device_plugin::DevicePluginServer server(options, *snapshot);
   // The same record of the runtime serve's ledger is rebuilt from: the slots that pods the
   // scheduler does not count hold (annotation-only, exclusive) are advertised as Unhealthy.
   devices::Allocator ledger(cfg.policy);
   std::unique_ptr<LedgerSync> sync;
+#ifdef _WIN32
+  // containerd's named pipe, reached as serve reaches it: through a forwarder on loopback that
+  // only this process may use. Nothing is listened on here.
+  std::unique_ptr<windows::PipeTransport> pipes;
+#endif
   try {
+    auto runtime = ParseEndpoint(cfg.runtime);
+#ifdef _WIN32
+    Endpoint no_listen{Endpoint::Kind::kTcp, ""};
+    pipes = std::make_unique<windows::PipeTransport>(
+        no_listen, runtime, "", [](const std::string& line) { spdlog::debug("{}", line); },
+        [](const std::string& line) { spdlog::warn("device plugin: {}", line); });
+#endif
     sync = std::make_unique<LedgerSync>(
-        ParseEndpoint(cfg.runtime), ledger, cfg.resync_interval,
+        runtime, ledger, cfg.resync_interval,
         [&server](const devices::RuntimeRecord& record) { server.SetRecord(record); },
         "device plugin: runtime record");
   } catch (const std::exception& e) {
@@ -131,12 +181,16 @@ int RunDevicePlugin(int argc, char** argv) {
   sync->Start();
   // As serve's child: serve writes to our stdin whenever who holds GPUs changed (a commit, a
   // stopped or removed pod), and the record is read again at once instead of at the next
-  // resync, which stays as the net for what passes behind dxshim's back.
+  // resync, which stays as the net for what passes behind dxshim's back. Serve closes it to
+  // stop us (and it closes when serve is gone).
   std::atomic<bool> stopping{false};
   std::thread notifications;
   if (parent > 0) {
-    notifications = std::thread(
-        [&] { WaitForNotifications(0 /* stdin */, stopping, [&sync] { sync->Kick(); }); });
+    notifications = std::thread([&] {
+      if (WaitForNotifications(stopping, [&sync] { sync->Kick(); })) {
+        stop.Request("dxshim serve closed the plugin's input");
+      }
+    });
   }
   server.Start();
   const auto why = stop.Wait();

@@ -12,14 +12,11 @@
 #include "devices/allocation/allocator.h"
 #include "devices/device_source.h"
 #include "devices/make_device_source.h"
-#include "shim/version/build_info.h"
-#ifndef _WIN32
-#include "shim/device_plugin/plugin_process.h"
-#endif
 #include "devices/node_feature_file.h"
 #include "shim/cli/logging.h"
 #include "shim/cli/serve_options.h"
 #include "shim/cli/stop_request.h"
+#include "shim/device_plugin/plugin_process.h"
 #include "shim/gpu/gpu_interceptor.h"
 #include "shim/gpu/host_files.h"
 #include "shim/gpu/ledger_sync.h"
@@ -27,6 +24,7 @@
 #include "shim/metrics/metrics.h"
 #include "shim/metrics/node_collector.h"
 #include "shim/proxy/proxy_server.h"
+#include "shim/version/build_info.h"
 #ifdef _WIN32
 #include "shim/windows/pipe_transport.h"
 #include "shim/windows/service.h"
@@ -144,7 +142,6 @@ int ParseServe(int argc, char** argv, config::ServeConfig& cfg, ProxyOptions& op
   return -1;
 }
 
-#ifndef _WIN32
 // `dxshim device-plugin` with serve's settings: the child process serve runs.
 std::vector<std::string> PluginArgs(const config::ServeConfig& cfg) {
   return {"device-plugin",
@@ -171,7 +168,6 @@ std::vector<std::string> PluginArgs(const config::ServeConfig& cfg) {
           "--resync-interval",
           std::to_string(cfg.resync_interval.count()) + "ms"};
 }
-#endif
 
 // Serves until `stop` is asked for; returns the exit code. Calls `ready` once kubelet can
 // connect (the Windows service reports RUNNING then).
@@ -239,22 +235,12 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
   options.interceptor = &interceptor;
 
   // Off the relay path: kubelet's device plugin API (its own process) and the node's labels.
-#ifndef _WIN32
   std::unique_ptr<device_plugin::PluginProcess> plugin;
   if (cfg.device_plugin) {
     plugin = std::make_unique<device_plugin::PluginProcess>(PluginArgs(cfg));
     // The plugin's count follows every commit and stopped pod at once, not at its next resync.
     interceptor.set_on_holds_changed([p = plugin.get()] { p->Notify(); });
   }
-#else
-  if (cfg.device_plugin) {
-    // Kubelet's device-plugin sockets are AF_UNIX on Windows too, and gRPC 1.51 (the version
-    // this build links) has no AF_UNIX transport on Windows: see README, "Windows nodes".
-    spdlog::warn(
-        "device plugin: not served by the Windows build (gRPC 1.51 has no AF_UNIX on Windows); "
-        "pods ask for GPUs with dxshim.io/ annotations, nodes are selected by their labels");
-  }
-#endif
   std::unique_ptr<devices::NodeFeatureFile> feature_file;
   if (!cfg.node_feature_file.empty()) {
     try {
@@ -295,14 +281,10 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
     spdlog::critical("cannot start: {}", e.what());
     return 1;
   }
-#ifndef _WIN32
   if (plugin) plugin->Start();
-#endif
   ready();
   spdlog::info("stopping: {}", stop.Wait());
-#ifndef _WIN32
   if (plugin) plugin->Stop();
-#endif
   // civetweb takes up to 2 s to stop (its threads poll in 2 s quanta): alongside the relay's
   // shutdown, not after it.
   std::thread stop_http([&http] { http.reset(); });

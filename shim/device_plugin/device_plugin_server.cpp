@@ -2,12 +2,13 @@
 
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
 
+#include <atomic>
 #include <filesystem>
 
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
 #include "shim/device_plugin/device_plugin_service.h"
+#include "shim/socket_bridge/grpc_peer.h"
 
 namespace dxshim::device_plugin {
 namespace {
@@ -16,9 +17,40 @@ std::string Join(const std::string& dir, const std::string& name) {
   return (std::filesystem::path(dir) / name).string();
 }
 
+// The bridged modes' socket names: `<stem>-<unix ms>.sock`.
+std::string Stem(const std::string& endpoint) {
+  const auto dot = endpoint.rfind(".sock");
+  return dot == std::string::npos ? endpoint : endpoint.substr(0, dot);
+}
+
+std::string FreshName(const std::string& endpoint) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  return Stem(endpoint) + "-" + std::to_string(ms) + ".sock";
+}
+
+// `name` is `<prefix><digits>.sock`.
+bool IsFreshName(const std::string& name, const std::string& prefix) {
+  constexpr std::string_view suffix = ".sock";
+  if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+      !name.ends_with(suffix)) {
+    return false;
+  }
+  const auto digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  return digits.find_first_not_of("0123456789") == std::string::npos;
+}
+
+void Warn(const std::string& line) { spdlog::warn("device plugin: {}", line); }
+
 }  // namespace
 
 struct DevicePluginServer::Serving {
+  // The bridged modes: kubelet's connections to the socket file, bridged to the server on
+  // 127.0.0.1:`backend_port` (set once the server listens). Before the service: it asks the
+  // bridge whose calls it may take.
+  std::unique_ptr<socket_bridge::SocketForwarder> bridge;
+  std::shared_ptr<std::atomic<std::uint16_t>> backend_port;
   std::unique_ptr<DevicePluginService> service;
   std::unique_ptr<grpc::Server> server;
 };
@@ -28,33 +60,25 @@ DevicePluginServer::DevicePluginServer(DevicePluginOptions options,
     : options_(std::move(options)),
       snapshot_(snapshot),
       slots_(options_.slots_per_gpu),
-      socket_path_(Join(options_.dir, options_.endpoint)),
+      endpoint_(options_.endpoint),
+      socket_path_(Join(options_.dir, endpoint_)),
       kubelet_socket_(Join(options_.dir, "kubelet.sock")) {}
 
 DevicePluginServer::~DevicePluginServer() { Stop(); }
 
-DevicePluginServer::FileId DevicePluginServer::Identify(const std::string& path) {
-  FileId id;
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return id;
-  id.exists = true;
-  id.device = static_cast<unsigned long long>(st.st_dev);
-  id.inode = static_cast<unsigned long long>(st.st_ino);
-  return id;
-}
-
 void DevicePluginServer::Start() {
   if (thread_.joinable()) return;
-#ifdef _WIN32
-  // Kubelet's device-plugin sockets are AF_UNIX on Windows too, and gRPC 1.51 (the version this
-  // build links) has no AF_UNIX transport on Windows: see README, "Windows nodes".
-  spdlog::error("device plugin: not available in the Windows build (gRPC 1.51 has no AF_UNIX)");
-  return;
-#else
-  spdlog::info("device plugin: {} ({} slot(s) per GPU), registering with {} once it exists",
-               options_.resource_name, options_.slots_per_gpu, kubelet_socket_);
+  spdlog::info(
+      "device plugin: {} ({} slot(s) per GPU), sockets {}, registering with {} once it exists",
+      options_.resource_name, options_.slots_per_gpu, ToString(options_.sockets), kubelet_socket_);
+  if (options_.sockets == PluginSockets::kBridgedTcpStandIn) {
+    spdlog::warn(
+        "device plugin: its sockets are loopback-TCP stand-ins for AF_UNIX ({}=tcp-stand-in, for "
+        "tests under wine): no kubelet can use them",
+        kPluginSocketsVariable);
+  }
+  if (bridged()) RemoveStaleSockets();
   thread_ = std::thread([this] { Watch(); });
-#endif
 }
 
 void DevicePluginServer::Stop() {
@@ -65,6 +89,21 @@ void DevicePluginServer::Stop() {
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
   StopServing();
+  if (registration_bridge_) registration_bridge_->Stop();
+}
+
+void DevicePluginServer::RemoveStaleSockets() const {
+  // The fresh names of earlier runs that ended without removing theirs (a crash, a kill).
+  const auto prefix = Stem(options_.endpoint) + "-";
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(options_.dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const auto name = it->path().filename().string();
+    if (!IsFreshName(name, prefix)) continue;
+    std::error_code removed;
+    std::filesystem::remove(it->path(), removed);
+    if (!removed) spdlog::info("device plugin: removed {} (left by an earlier run)", name);
+  }
 }
 
 void DevicePluginServer::Watch() {
@@ -72,7 +111,7 @@ void DevicePluginServer::Watch() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     lock.unlock();
-    const auto kubelet = Identify(kubelet_socket_);
+    const auto kubelet = socket_bridge::IdentifyFile(kubelet_socket_);
     if (!kubelet.exists) {
       if (registered_ || !waiting_logged) {
         spdlog::info("device plugin: waiting for kubelet ({} does not exist)", kubelet_socket_);
@@ -83,7 +122,7 @@ void DevicePluginServer::Watch() {
       waiting_logged = false;
       // Kubelet removed our socket (it does when it starts) or never had it: serve again, and
       // a kubelet that restarted (a new kubelet.sock) needs a new registration.
-      if (!serving_ || Identify(socket_path_) != served_) {
+      if (!serving_ || socket_bridge::IdentifyFile(socket_path_) != served_) {
         if (serving_) {
           spdlog::info(
               "device plugin: {} was removed (kubelet restarted); serving and "
@@ -105,7 +144,7 @@ void DevicePluginServer::Watch() {
           registered_with_ = kubelet;
           last_error_.clear();
           spdlog::info("device plugin: registered {} with kubelet (endpoint {})",
-                       options_.resource_name, options_.endpoint);
+                       options_.resource_name, endpoint_);
         } else if (error != last_error_) {
           spdlog::warn("device plugin: registration failed, retrying: {}", error);
           last_error_ = error;
@@ -125,27 +164,89 @@ void DevicePluginServer::SetRecord(devices::RuntimeRecord record) {
 
 bool DevicePluginServer::EnsureServing() {
   StopServing();
-  std::error_code ec;
-  std::filesystem::remove(socket_path_, ec);  // a stale socket of an earlier run
-  auto serving = std::make_unique<Serving>();
-  {
-    std::lock_guard lock(serving_mutex_);
-    serving->service = std::make_unique<DevicePluginService>(snapshot_, slots_, record_);
+  if (bridged()) {
+    endpoint_ = FreshName(options_.endpoint);
+    socket_path_ = Join(options_.dir, endpoint_);
   }
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort("unix://" + socket_path_, grpc::InsecureServerCredentials());
-  builder.RegisterService(serving->service.get());
-  serving->server = builder.BuildAndStart();
-  if (!serving->server) {
+  auto serving = std::make_unique<Serving>();
+  std::string error;
+  bool served = false;
+  if (bridged()) {
+    served = ServeBridged(*serving, error);
+  } else {
+    std::error_code ec;
+    std::filesystem::remove(socket_path_, ec);  // a stale socket of an earlier run
+    {
+      std::lock_guard lock(serving_mutex_);
+      serving->service = std::make_unique<DevicePluginService>(snapshot_, slots_, record_);
+    }
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("unix://" + socket_path_, grpc::InsecureServerCredentials());
+    builder.RegisterService(serving->service.get());
+    serving->server = builder.BuildAndStart();
+    served = serving->server != nullptr;
+  }
+  if (!served) {
     // Retried every watch interval: said once until it works again.
-    if (!serve_failed_) spdlog::error("device plugin: cannot serve on {}; retrying", socket_path_);
+    if (!serve_failed_) {
+      spdlog::error("device plugin: cannot serve on {}{}{}; retrying", socket_path_,
+                    error.empty() ? "" : ": ", error);
+    }
     serve_failed_ = true;
+    if (serving->bridge) serving->bridge->Stop();
     return false;
   }
   serve_failed_ = false;
-  served_ = Identify(socket_path_);
+  served_ = socket_bridge::IdentifyFile(socket_path_);
   std::lock_guard lock(serving_mutex_);
   serving_ = std::move(serving);
+  return true;
+}
+
+bool DevicePluginServer::ServeBridged(Serving& serving, std::string& error) {
+  auto listener =
+      socket_bridge::ListenOnSocketFile(socket_path_, FamilyOf(options_.sockets), error);
+  if (!listener.valid()) return false;
+  // Connections before the server listens find no port and are closed (kubelet dials only once
+  // registered, after this).
+  serving.backend_port = std::make_shared<std::atomic<std::uint16_t>>(0);
+  serving.bridge = std::make_unique<socket_bridge::SocketForwarder>(
+      std::move(listener), "device plugin socket " + socket_path_,
+      [port = serving.backend_port](std::string& dial_error) {
+        if (*port == 0) {
+          dial_error = "the plugin's gRPC server is not listening yet";
+          return socket_bridge::Socket();
+        }
+        return socket_bridge::ConnectLoopback(*port, dial_error);
+      },
+      socket_bridge::Admission(), Warn);
+  // Anyone on this machine can reach 127.0.0.1: the server answers only calls that came through
+  // the bridge (their peer's port is one of the bridge's backend connections).
+  auto admit = [bridge = serving.bridge.get(), path = socket_path_](const std::string& peer) {
+    const auto port = LoopbackPeerPort(peer);
+    if (port && bridge->BridgesFromLocalPort(*port)) return true;
+    spdlog::warn("device plugin: refused a call from {}: it did not come through {}", peer, path);
+    return false;
+  };
+  {
+    std::lock_guard lock(serving_mutex_);
+    serving.service =
+        std::make_unique<DevicePluginService>(snapshot_, slots_, record_, std::move(admit));
+  }
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(serving.service.get());
+  serving.server = builder.BuildAndStart();
+  if (!serving.server || port <= 0) {
+    error = "the plugin's gRPC server cannot listen on 127.0.0.1";
+    if (serving.server) serving.server->Shutdown();
+    serving.server.reset();
+    return false;
+  }
+  *serving.backend_port = static_cast<std::uint16_t>(port);
+  spdlog::info("device plugin: serving {} ({}), bridged to 127.0.0.1:{}", socket_path_,
+               socket_bridge::ToString(FamilyOf(options_.sockets)), port);
   return true;
 }
 
@@ -159,20 +260,59 @@ void DevicePluginServer::StopServing() {
   serving->service->Stop();
   serving->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   serving->server->Wait();
+  if (serving->bridge) serving->bridge->Stop();  // after the server: its goodbyes go through
   // Only our own socket: kubelet may already have replaced the directory's contents.
-  if (Identify(socket_path_) == served_) {
+  if (socket_bridge::IdentifyFile(socket_path_) == served_) {
     std::error_code ec;
     std::filesystem::remove(socket_path_, ec);
   }
 }
 
-bool DevicePluginServer::Register(std::string& error) const {
-  auto channel =
-      grpc::CreateChannel("unix://" + kubelet_socket_, grpc::InsecureChannelCredentials());
+std::string DevicePluginServer::RegistrationTarget(std::string& error) {
+  if (!bridged()) return "unix://" + kubelet_socket_;
+  if (!registration_bridge_) {
+    std::uint16_t port = 0;
+    auto listener = socket_bridge::ListenLoopback(port, error);
+    if (!listener.valid()) return {};
+    const auto family = FamilyOf(options_.sockets);
+    // The loopback port is this process's way to kubelet: a connection from anybody else (any
+    // local process can reach 127.0.0.1) is refused before a byte goes on.
+    registration_bridge_ = std::make_unique<socket_bridge::SocketForwarder>(
+        std::move(listener), "registration with " + kubelet_socket_,
+        [this, family](std::string& dial_error) {
+          return socket_bridge::ConnectToSocketFile(kubelet_socket_, family, dial_error);
+        },
+        [stand_in = options_.sockets ==
+                    PluginSockets::kBridgedTcpStandIn](socket_bridge::NativeSocket client) {
+          const auto owner = socket_bridge::LoopbackPeerProcess(client);
+          if (owner && *owner == socket_bridge::ThisProcess()) return true;
+          // Wine lists gRPC's dual-stack client sockets with no owner (process 0); the stand-in
+          // mode runs only under wine (on Linux and Windows the owner is known and checked).
+          if (stand_in && owner && *owner == 0) return true;
+          Warn("refused a connection to the registration bridge: " +
+               (owner ? "it comes from process " + std::to_string(*owner) + ", not this one"
+                      : std::string("its owner is not in the TCP table")));
+          return false;
+        },
+        Warn);
+    registration_target_ = "ipv4:127.0.0.1:" + std::to_string(port);
+    spdlog::info("device plugin: registering through 127.0.0.1:{}, bridged to {} ({})", port,
+                 kubelet_socket_, socket_bridge::ToString(family));
+  }
+  return registration_target_;
+}
+
+bool DevicePluginServer::Register(std::string& error) {
+  const auto target = RegistrationTarget(error);
+  if (target.empty()) {
+    error = "kubelet at " + kubelet_socket_ + ": " + error;
+    return false;
+  }
+  auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
   auto stub = v1beta1::Registration::NewStub(channel);
   v1beta1::RegisterRequest request;
   request.set_version("v1beta1");
-  request.set_endpoint(options_.endpoint);
+  request.set_endpoint(endpoint_);
   request.set_resource_name(options_.resource_name);
   request.mutable_options()->set_pre_start_required(false);
   request.mutable_options()->set_get_preferred_allocation_available(false);

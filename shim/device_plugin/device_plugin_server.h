@@ -4,6 +4,11 @@
 // it starts and recreates kubelet.sock, so a vanished own socket or a new kubelet.sock means
 // serving again and registering again. Until kubelet.sock exists (no kubelet on this machine, or
 // not yet started) nothing is served and nothing is logged beyond one line.
+//
+// The sockets are gRPC's own on Linux; on Windows (plugin_sockets.h) the plugin listens on a fresh
+// AF_UNIX name each time it serves and the socket bridge carries both legs: kubelet's connections
+// to the plugin's gRPC server on 127.0.0.1, which admits only the bridge's own connections, and
+// the registration from a loopback port, which admits only this process, to kubelet.sock.
 #pragma once
 
 #include <chrono>
@@ -15,6 +20,9 @@
 
 #include "devices/device_source.h"
 #include "shim/device_plugin/plugin_slots.h"
+#include "shim/device_plugin/plugin_sockets.h"
+#include "shim/socket_bridge/socket_file.h"
+#include "shim/socket_bridge/socket_forwarder.h"
 
 namespace grpc {
 class Server;
@@ -27,7 +35,9 @@ class DevicePluginService;
 struct DevicePluginOptions {
   std::string dir;            // kubelet's device-plugin directory
   std::string resource_name;  // e.g. dxshim.io/gpu
+  // The socket's name (kGrpcUnix), or its stem before "-<unix ms>.sock" (the bridged modes).
   std::string endpoint = "dxshim.sock";
+  PluginSockets sockets = DefaultPluginSockets();
   unsigned slots_per_gpu = 1;
   std::chrono::milliseconds watch_interval{1000};
 };
@@ -50,23 +60,27 @@ class DevicePluginServer {
 
  private:
   struct Serving;
-  struct FileId {
-    bool exists = false;
-    unsigned long long device = 0, inode = 0;
-    bool operator==(const FileId&) const = default;
-  };
-  static FileId Identify(const std::string& path);
+  using FileId = socket_bridge::FileIdentity;
+  bool bridged() const { return options_.sockets != PluginSockets::kGrpcUnix; }
 
   void Watch();
   bool EnsureServing();  // false when the socket cannot be served (logged)
+  bool ServeBridged(Serving& serving, std::string& error);
   void StopServing();
-  bool Register(std::string& error) const;
+  void RemoveStaleSockets() const;
+  bool Register(std::string& error);
+  std::string RegistrationTarget(std::string& error);
 
   const DevicePluginOptions options_;
   const devices::DeviceSnapshot& snapshot_;
   PluginSlots slots_;
-  const std::string socket_path_;
+  std::string endpoint_;     // the name served now (the watcher thread's)
+  std::string socket_path_;  // <dir>/<endpoint_>
   const std::string kubelet_socket_;
+  // The bridged modes' registration leg: a loopback port for the gRPC client, bridged to
+  // kubelet.sock (made at the first registration, kept until Stop).
+  std::unique_ptr<socket_bridge::SocketForwarder> registration_bridge_;
+  std::string registration_target_;
 
   std::mutex serving_mutex_;  // serving_ and record_: the watcher thread and SetRecord
   std::unique_ptr<Serving> serving_;

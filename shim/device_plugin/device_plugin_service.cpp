@@ -32,6 +32,18 @@ grpc::ServerUnaryReactor* Done(grpc::CallbackServerContext* context, grpc::Statu
   return reactor;
 }
 
+grpc::Status Refused() {
+  return {grpc::StatusCode::PERMISSION_DENIED,
+          "dxshim device plugin: calls must come through its socket"};
+}
+
+// The stream a refused ListAndWatch gets: ended at once.
+class RefusedWatch final : public grpc::ServerWriteReactor<v1beta1::ListAndWatchResponse> {
+ public:
+  RefusedWatch() { Finish(Refused()); }
+  void OnDone() override { delete this; }
+};
+
 }  // namespace
 
 // One write in flight at a time; a newer list replaces one still waiting (kubelet only needs the
@@ -95,8 +107,9 @@ class DevicePluginService::Watch final
 };
 
 DevicePluginService::DevicePluginService(const devices::DeviceSnapshot& snapshot,
-                                         PluginSlots& slots, devices::RuntimeRecord record)
-    : snapshot_(snapshot), slots_(slots), record_(std::move(record)) {
+                                         PluginSlots& slots, devices::RuntimeRecord record,
+                                         PeerAdmission admit)
+    : snapshot_(snapshot), slots_(slots), admit_(std::move(admit)), record_(std::move(record)) {
   const auto inventory = snapshot_.Current();
   gap_ = FindSchedulerGap(record_, slots_.slots_per_gpu(), *inventory);
   current_ = slots_.For(*inventory, gap_);
@@ -143,9 +156,14 @@ void DevicePluginService::UpdateLocked(const char* why) {
   for (auto* watch : watches_) watch->Push(current_);
 }
 
+bool DevicePluginService::Admitted(grpc::CallbackServerContext* context) const {
+  return !admit_ || admit_(context->peer());
+}
+
 grpc::ServerUnaryReactor* DevicePluginService::GetDevicePluginOptions(
     grpc::CallbackServerContext* context, const v1beta1::Empty*,
     v1beta1::DevicePluginOptions* response) {
+  if (!Admitted(context)) return Done(context, Refused());
   // No PreStartContainer and no preferred allocation: slots are interchangeable, the GPUs are
   // chosen at CreateContainer.
   response->set_pre_start_required(false);
@@ -154,7 +172,8 @@ grpc::ServerUnaryReactor* DevicePluginService::GetDevicePluginOptions(
 }
 
 grpc::ServerWriteReactor<v1beta1::ListAndWatchResponse>* DevicePluginService::ListAndWatch(
-    grpc::CallbackServerContext*, const v1beta1::Empty*) {
+    grpc::CallbackServerContext* context, const v1beta1::Empty*) {
+  if (!Admitted(context)) return new RefusedWatch();
   std::lock_guard lock(mutex_);
   auto* watch = new Watch(*this, current_);
   watches_.insert(watch);
@@ -167,6 +186,7 @@ grpc::ServerWriteReactor<v1beta1::ListAndWatchResponse>* DevicePluginService::Li
 grpc::ServerUnaryReactor* DevicePluginService::GetPreferredAllocation(
     grpc::CallbackServerContext* context, const v1beta1::PreferredAllocationRequest* request,
     v1beta1::PreferredAllocationResponse* response) {
+  if (!Admitted(context)) return Done(context, Refused());
   // Not advertised (get_preferred_allocation_available is false); answered all the same with
   // what kubelet must include, then the first available slots.
   for (const auto& container : request->container_requests()) {
@@ -186,6 +206,7 @@ grpc::ServerUnaryReactor* DevicePluginService::GetPreferredAllocation(
 grpc::ServerUnaryReactor* DevicePluginService::Allocate(grpc::CallbackServerContext* context,
                                                         const v1beta1::AllocateRequest* request,
                                                         v1beta1::AllocateResponse* response) {
+  if (!Admitted(context)) return Done(context, Refused());
   for (const auto& container : request->container_requests()) {
     std::string slots;
     for (const auto& id : container.devices_ids()) {
@@ -209,6 +230,7 @@ grpc::ServerUnaryReactor* DevicePluginService::Allocate(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* DevicePluginService::PreStartContainer(
     grpc::CallbackServerContext* context, const v1beta1::PreStartContainerRequest*,
     v1beta1::PreStartContainerResponse*) {
+  if (!Admitted(context)) return Done(context, Refused());
   return Done(context, grpc::Status::OK);
 }
 

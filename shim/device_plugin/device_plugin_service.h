@@ -13,9 +13,11 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string>
 
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
 #include "devices/device_source.h"
@@ -23,10 +25,15 @@
 
 namespace dxshim::device_plugin {
 
+// Whether a call from gRPC peer `peer` ("ipv4:127.0.0.1:54321") may be answered: behind the
+// socket bridge only the bridge's own connections are; a refused call gets PERMISSION_DENIED.
+using PeerAdmission = std::function<bool(const std::string& peer)>;
+
 class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService {
  public:
+  // No `admit`: every caller is answered (gRPC's own unix socket, whose file mode guards it).
   DevicePluginService(const devices::DeviceSnapshot& snapshot, PluginSlots& slots,
-                      devices::RuntimeRecord record = {});
+                      devices::RuntimeRecord record = {}, PeerAdmission admit = {});
   // Stop() first, and the server shut down.
   ~DevicePluginService() override;
 
@@ -54,11 +61,13 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
 
  private:
   class Watch;  // one ListAndWatch stream
+  bool Admitted(grpc::CallbackServerContext* context) const;
   void UpdateLocked(const char* why);
   void Forget(Watch* watch);
 
   const devices::DeviceSnapshot& snapshot_;
   PluginSlots& slots_;
+  const PeerAdmission admit_;
   std::mutex mutex_;  // before a Watch's own
   std::set<Watch*> watches_;
   std::vector<PluginSlot> current_;

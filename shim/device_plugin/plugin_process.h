@@ -6,18 +6,19 @@
 //
 // The child's log lines come through a pipe into serve's log (one log, one rotation), and serve
 // tells it of every change of who holds GPUs through another (its stdin, Notify); it is
-// restarted with a growing pause if it exits on its own, stopped with SIGTERM (SIGKILL after
-// 5 s) when serve stops, and asks the kernel for SIGTERM if serve dies first. POSIX only: the
-// Windows build does not serve the device plugin (README, "Windows nodes").
+// restarted with a growing pause if it exits on its own. Serve stops it by closing its stdin
+// (killing it after 5 s), and it never outlives serve (child_process.h: the kernel's parent-death
+// signal on Linux, a kill-on-close job object on Windows).
 #pragma once
 
-#include <sys/types.h>
-
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "shim/device_plugin/child_process.h"
 
 namespace dxshim::device_plugin {
 
@@ -39,16 +40,13 @@ class PluginProcess {
 
  private:
   void Supervise();
-  pid_t Spawn(int& log_fd);
-  void RelayLog(int fd);
+  void RelayLog(ChildProcess& child);
 
-  const std::vector<std::string> args_;
+  std::vector<std::string> args_;
   std::mutex mutex_;
   std::condition_variable cv_;
   bool stopping_ = false;
-  pid_t pid_ = -1;
-  bool exited_ = true;
-  int notify_fd_ = -1;  // the write end of the child's stdin
+  std::shared_ptr<ChildProcess> child_;  // while one runs
   std::thread supervisor_;
 };
 

@@ -1,37 +1,25 @@
 // Windows only, no gRPC: loopback TCP helpers for the named-pipe bridges. dxshim's gRPC endpoints
 // listen on 127.0.0.1, where any local process could connect; these let the bridges tell their
-// own connections from anybody else's.
+// own connections from anybody else's. They are the socket bridge's (shim/socket_bridge), which
+// the device plugin's AF_UNIX bridge uses on both platforms.
 #pragma once
 
-// clang-format off
-#include <winsock2.h>  // before windows.h
-#include <windows.h>
-// clang-format on
-#include <cstdint>
-#include <optional>
+#include "shim/socket_bridge/socket_api.h"
 
 namespace dxshim::windows {
 
 // Winsock for the lifetime of this object: the bridges' sockets need it before gRPC, which
-// starts its own, exists (WSAStartup and WSACleanup are counted per process). Throws
-// std::runtime_error when Winsock cannot start.
-class WinsockSession {
- public:
-  WinsockSession();
-  ~WinsockSession();
-  WinsockSession(const WinsockSession&) = delete;
-  WinsockSession& operator=(const WinsockSession&) = delete;
-};
+// starts its own, exists.
+using WinsockSession = socket_bridge::NetworkSession;
 
-// A socket connected to 127.0.0.1:`port`, or INVALID_SOCKET.
-SOCKET ConnectLoopback(int port);
+// A socket connected to 127.0.0.1:`port` (overlapped, as Winsock's socket() makes them), or
+// INVALID_SOCKET.
+inline SOCKET ConnectLoopback(int port) {
+  std::string error;
+  return socket_bridge::ConnectLoopback(static_cast<std::uint16_t>(port), error).release();
+}
 
-// The local port of a bound or connected socket (0 when it has none).
-std::uint16_t LocalPort(SOCKET socket);
-
-// The id of the process that owns the other end of `accepted`, a connection accepted on a
-// 127.0.0.1 listener, from the system's TCP table; nullopt when the table has no such row.
-// (Wine names a socket's process only once that process has sent or received on it.)
-std::optional<DWORD> LoopbackPeerProcess(SOCKET accepted);
+using socket_bridge::LocalPort;
+using socket_bridge::LoopbackPeerProcess;
 
 }  // namespace dxshim::windows

@@ -1,6 +1,6 @@
 #include "shim/windows/pipe_transport.h"
 
-#include "shim/proxy/grpc_peer.h"
+#include "shim/socket_bridge/grpc_peer.h"
 #include "shim/windows/loopback.h"
 
 namespace dxshim::windows {

@@ -25,8 +25,16 @@ class TestKubelet::Registration final : public v1beta1::Registration::Service {
   TestKubelet& kubelet_;
 };
 
-TestKubelet::TestKubelet(std::string dir, bool start) : dir_(std::move(dir)) {
+TestKubelet::TestKubelet(std::string dir, bool start, socket_bridge::SocketFamily family)
+    : dir_(std::move(dir)), family_(family) {
   if (start) Start();
+}
+
+std::string TestKubelet::TargetOf(const std::string& name) const {
+  const auto path = dir_ + "/" + name;
+  if (family_ == socket_bridge::SocketFamily::kUnix) return "unix://" + path;
+  const auto port = socket_bridge::ReadTcpStandIn(path);
+  return "ipv4:127.0.0.1:" + std::to_string(port.value_or(0));
 }
 
 TestKubelet::~TestKubelet() { Stop(); }
@@ -34,10 +42,21 @@ TestKubelet::~TestKubelet() { Stop(); }
 void TestKubelet::Start() {
   service_ = std::make_unique<Registration>(*this);
   grpc::ServerBuilder builder;
-  builder.AddListeningPort("unix://" + dir_ + "/kubelet.sock", grpc::InsecureServerCredentials());
+  const auto socket = dir_ + "/kubelet.sock";
+  int port = 0;
+  if (family_ == socket_bridge::SocketFamily::kUnix) {
+    builder.AddListeningPort("unix://" + socket, grpc::InsecureServerCredentials());
+  } else {
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  }
   builder.RegisterService(service_.get());
   server_ = builder.BuildAndStart();
-  if (!server_) throw std::runtime_error("test kubelet: cannot serve " + dir_ + "/kubelet.sock");
+  if (!server_) throw std::runtime_error("test kubelet: cannot serve " + socket);
+  std::string error;
+  if (family_ == socket_bridge::SocketFamily::kTcpStandIn &&
+      !socket_bridge::WriteTcpStandIn(socket, static_cast<std::uint16_t>(port), error)) {
+    throw std::runtime_error("test kubelet: " + error);
+  }
 }
 
 void TestKubelet::Stop() {
@@ -54,7 +73,9 @@ void TestKubelet::Stop() {
 void TestKubelet::Restart() {
   Stop();
   for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
-    if (entry.is_socket()) std::filesystem::remove(entry.path());
+    if (entry.is_socket() || entry.path().extension() == ".sock") {
+      std::filesystem::remove(entry.path());
+    }
   }
   {
     std::lock_guard lock(mutex_);
@@ -78,8 +99,7 @@ void TestKubelet::Watch(std::string endpoint) {
   StopWatching();  // a new registration replaces the previous plugin connection
   auto context = std::make_shared<grpc::ClientContext>();
   std::thread thread([this, endpoint, context] {
-    auto channel =
-        grpc::CreateChannel("unix://" + dir_ + "/" + endpoint, grpc::InsecureChannelCredentials());
+    auto channel = grpc::CreateChannel(TargetOf(endpoint), grpc::InsecureChannelCredentials());
     auto stub = v1beta1::DevicePlugin::NewStub(channel);
     auto reader = stub->ListAndWatch(context.get(), v1beta1::Empty());
     v1beta1::ListAndWatchResponse response;
@@ -123,7 +143,7 @@ std::unique_ptr<v1beta1::DevicePlugin::Stub> TestKubelet::PluginStub() {
     endpoint = requests_.back().endpoint();
   }
   return v1beta1::DevicePlugin::NewStub(
-      grpc::CreateChannel("unix://" + dir_ + "/" + endpoint, grpc::InsecureChannelCredentials()));
+      grpc::CreateChannel(TargetOf(endpoint), grpc::InsecureChannelCredentials()));
 }
 
 grpc::Status TestKubelet::AllocateIds(const std::vector<std::string>& ids,

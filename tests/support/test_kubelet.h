@@ -20,13 +20,15 @@
 #include <vector>
 
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
+#include "shim/socket_bridge/socket_file.h"
 
 namespace dxshim::test {
 
 class TestKubelet {
  public:
   // Serves kubelet.sock in `dir` at once unless `start` is false.
-  explicit TestKubelet(std::string dir, bool start = true);
+  explicit TestKubelet(std::string dir, bool start = true,
+                       socket_bridge::SocketFamily family = socket_bridge::SocketFamily::kUnix);
   ~TestKubelet();
   TestKubelet(const TestKubelet&) = delete;
   TestKubelet& operator=(const TestKubelet&) = delete;
@@ -65,8 +67,11 @@ class TestKubelet {
   class Registration;
   void Watch(std::string endpoint);
   void StopWatching();
+  // gRPC's target for the socket `name` in the directory.
+  std::string TargetOf(const std::string& name) const;
 
   const std::string dir_;
+  const socket_bridge::SocketFamily family_;
   std::unique_ptr<Registration> service_;
   std::unique_ptr<grpc::Server> server_;
 

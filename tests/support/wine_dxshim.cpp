@@ -20,14 +20,13 @@ int NumberAfter(const std::string& text, const std::string& marker) {
   return at == std::string::npos ? 0 : std::atoi(text.c_str() + at + marker.size());
 }
 
-// A host path as wine's Windows programs name it (its Z: drive is the host's root).
+}  // namespace
+
 std::string WindowsPath(const std::string& host_path) {
   std::string out = "Z:" + host_path;
   for (auto& c : out) c = c == '/' ? '\\' : c;
   return out;
 }
-
-}  // namespace
 
 std::string WineBinary() {
   for (const char* dir : {"/usr/bin", "/usr/local/bin"}) {
@@ -96,6 +95,8 @@ long WineDxshim::RssKiB() const {
   const std::string status = ReadFile("/proc/" + std::to_string(dxshim_->pid()) + "/status");
   return NumberAfter(status, "VmRSS:");
 }
+
+void WineDxshim::Kill() { dxshim_->Signal(SIGKILL); }
 
 std::optional<int> WineDxshim::Stop(std::chrono::milliseconds timeout) {
   dxshim_->Signal(SIGINT);

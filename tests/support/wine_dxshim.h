@@ -19,6 +19,8 @@ namespace dxshim::test {
 
 // The wine launcher (wine64 on PATH, else Debian's /usr/lib/wine/wine64).
 std::string WineBinary();
+// A host path as wine's Windows programs name it (its Z: drive is the host's root).
+std::string WindowsPath(const std::string& host_path);
 
 class WineDxshim {
  public:
@@ -38,6 +40,8 @@ class WineDxshim {
   bool running() { return dxshim_->running(); }
   // dxshim.exe's resident set (VmRSS of its process), in KiB; 0 when it cannot be read.
   long RssKiB() const;
+  // SIGKILL, as a crash or a killed service would end it.
+  void Kill();
   // Ctrl-C (wine turns SIGINT into CTRL_C_EVENT) and the exit code, nullopt if it did not exit.
   std::optional<int> Stop(std::chrono::milliseconds timeout = std::chrono::seconds(60));
 

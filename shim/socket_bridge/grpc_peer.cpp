@@ -1,4 +1,4 @@
-#include "shim/proxy/grpc_peer.h"
+#include "shim/socket_bridge/grpc_peer.h"
 
 namespace dxshim {
 

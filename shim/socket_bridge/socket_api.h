@@ -1,0 +1,114 @@
+// The thin platform layer under the socket bridge: the socket calls whose names, types and error
+// reporting differ between Winsock and POSIX, and nothing else. What is built on it (socket_file,
+// stream_bridge, socket_forwarder) is written once and runs on both: tested over real AF_UNIX
+// sockets on Linux, and in dxshim.exe on Windows. No gRPC here.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#ifdef _WIN32
+// clang-format off
+#include <winsock2.h>  // before windows.h
+#include <windows.h>
+// clang-format on
+#endif
+
+namespace dxshim::socket_bridge {
+
+#ifdef _WIN32
+using NativeSocket = SOCKET;
+inline constexpr NativeSocket kNoSocket = INVALID_SOCKET;
+using ProcessId = DWORD;
+#else
+using NativeSocket = int;
+inline constexpr NativeSocket kNoSocket = -1;
+using ProcessId = int;
+#endif
+
+// Owns one socket; closes it when destroyed or reset. Move-only.
+class Socket {
+ public:
+  Socket() = default;
+  explicit Socket(NativeSocket s) : socket_(s) {}
+  ~Socket() { reset(); }
+  Socket(Socket&& other) noexcept : socket_(other.release()) {}
+  Socket& operator=(Socket&& other) noexcept {
+    if (this != &other) reset(other.release());
+    return *this;
+  }
+  Socket(const Socket&) = delete;
+  Socket& operator=(const Socket&) = delete;
+
+  NativeSocket get() const { return socket_; }
+  bool valid() const { return socket_ != kNoSocket; }
+  NativeSocket release() {
+    const auto s = socket_;
+    socket_ = kNoSocket;
+    return s;
+  }
+  void reset(NativeSocket s = kNoSocket);
+
+ private:
+  NativeSocket socket_ = kNoSocket;
+};
+
+// Winsock for the lifetime of this object (counted per process by Windows); nothing on POSIX.
+// Throws std::runtime_error when Winsock cannot start.
+class NetworkSession {
+ public:
+  NetworkSession();
+  ~NetworkSession();
+  NetworkSession(const NetworkSession&) = delete;
+  NetworkSession& operator=(const NetworkSession&) = delete;
+};
+
+// The last socket call's error, as text that names it ("connection refused (111)").
+std::string LastSocketError();
+// Whether the last socket call only found nothing to do yet (EAGAIN, WSAEWOULDBLOCK).
+bool LastCallWouldBlock();
+
+// An AF_UNIX stream socket bound to `path` and listening (the caller has removed what was
+// there); invalid with `error` set otherwise.
+Socket ListenUnix(const std::string& path, std::string& error);
+// An AF_UNIX stream socket connected to `path`, or invalid with `error` set.
+Socket ConnectUnix(const std::string& path, std::string& error);
+// A TCP socket listening on 127.0.0.1 (an ephemeral port, returned in `port`).
+Socket ListenLoopback(std::uint16_t& port, std::string& error);
+// A TCP socket connected to 127.0.0.1:`port`.
+Socket ConnectLoopback(std::uint16_t port, std::string& error);
+
+// A connection waiting on a non-blocking listener; invalid when none is waiting.
+Socket Accept(NativeSocket listener);
+bool SetNonBlocking(NativeSocket s);
+// What one socket waits for, and what Poll found.
+struct PollEntry {
+  NativeSocket socket = kNoSocket;
+  bool want_read = false;
+  bool want_write = false;
+  bool readable = false;  // or at its end, or failed: a read says which
+  bool writable = false;
+};
+// Waits until one of `entries` is ready or `timeout` passes; false when the wait itself failed.
+bool Poll(std::span<PollEntry> entries, std::chrono::milliseconds timeout);
+// > 0: bytes; 0: the other side ended its stream; < 0: an error (or LastCallWouldBlock()).
+long Receive(NativeSocket s, char* buffer, std::size_t size);
+// > 0: bytes taken; < 0: an error (or LastCallWouldBlock()). Never raises SIGPIPE.
+long Send(NativeSocket s, const char* buffer, std::size_t size);
+// No more bytes go out on `s` (its peer reads the end of the stream); reading goes on.
+void ShutdownWrite(NativeSocket s);
+
+// The local port of a TCP socket (0 when it has none, e.g. an AF_UNIX socket).
+std::uint16_t LocalPort(NativeSocket s);
+ProcessId ThisProcess();
+// The process that owns the other end of `accepted`, a connection accepted on a 127.0.0.1
+// listener, from the system's table of TCP connections (Windows: GetExtendedTcpTable; Linux:
+// /proc/net/tcp and the processes' fds); nullopt when no row or owner is found. (Wine names a
+// socket's process only once that process has sent or received on it.)
+std::optional<ProcessId> LoopbackPeerProcess(NativeSocket accepted);
+
+}  // namespace dxshim::socket_bridge

@@ -1,0 +1,233 @@
+// Winsock half of socket_api.h. AF_UNIX is Winsock's own (afunix.h; Windows 10 1803 and Server
+// 2019 on): its sun_path is a UTF-8 file system path.
+// clang-format off
+#include "shim/socket_bridge/socket_api.h"
+#include <afunix.h>
+#include <ws2tcpip.h>
+#include <iphlpapi.h>
+// clang-format on
+
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+namespace dxshim::socket_bridge {
+namespace {
+
+std::string ErrorText(int error) {
+  char* text = nullptr;
+  FormatMessageA(
+      FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
+      nullptr, static_cast<DWORD>(error), 0, reinterpret_cast<char*>(&text), 0, nullptr);
+  // Wine has no message texts for Winsock's codes: the common ones are named here.
+  const char* fallback = error == WSAEAFNOSUPPORT   ? "address family not supported"
+                         : error == WSAECONNREFUSED ? "connection refused"
+                         : error == WSAEADDRINUSE   ? "address in use"
+                         : error == WSAECONNRESET   ? "connection reset"
+                         : error == WSAEACCES       ? "access denied"
+                                                    : "error";
+  std::string message = text ? text : fallback;
+  if (text) LocalFree(text);
+  while (!message.empty() && (message.back() == '\n' || message.back() == '\r' ||
+                              message.back() == '.' || message.back() == ' ')) {
+    message.pop_back();
+  }
+  return message + " (" + std::to_string(error) + ")";
+}
+
+bool UnixAddress(const std::string& path, sockaddr_un& address, std::string& error) {
+  address = {};
+  address.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof(address.sun_path)) {
+    error = "the path " + path + " does not fit an AF_UNIX address";
+    return false;
+  }
+  std::memcpy(address.sun_path, path.data(), path.size());
+  return true;
+}
+
+sockaddr_in LoopbackAddress(std::uint16_t port) {
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(port);
+  return address;
+}
+
+}  // namespace
+
+void Socket::reset(NativeSocket s) {
+  if (socket_ != kNoSocket) closesocket(socket_);
+  socket_ = s;
+}
+
+NetworkSession::NetworkSession() {
+  WSADATA data;
+  if (const int error = WSAStartup(MAKEWORD(2, 2), &data); error != 0) {
+    throw std::runtime_error("Winsock did not start (WSAStartup error " + std::to_string(error) +
+                             ")");
+  }
+}
+
+NetworkSession::~NetworkSession() { WSACleanup(); }
+
+std::string LastSocketError() { return ErrorText(WSAGetLastError()); }
+bool LastCallWouldBlock() { return WSAGetLastError() == WSAEWOULDBLOCK; }
+
+Socket ListenUnix(const std::string& path, std::string& error) {
+  sockaddr_un address;
+  if (!UnixAddress(path, address, error)) return {};
+  Socket s(socket(AF_UNIX, SOCK_STREAM, 0));
+  if (!s.valid() ||
+      bind(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
+      listen(s.get(), SOMAXCONN) != 0) {
+    error = "cannot listen on " + path + ": " + LastSocketError();
+    return {};
+  }
+  return s;
+}
+
+Socket ConnectUnix(const std::string& path, std::string& error) {
+  sockaddr_un address;
+  if (!UnixAddress(path, address, error)) return {};
+  Socket s(socket(AF_UNIX, SOCK_STREAM, 0));
+  if (!s.valid() ||
+      connect(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    error = "cannot connect to " + path + ": " + LastSocketError();
+    return {};
+  }
+  return s;
+}
+
+Socket ListenLoopback(std::uint16_t& port, std::string& error) {
+  auto address = LoopbackAddress(0);
+  int size = sizeof address;
+  Socket s(socket(AF_INET, SOCK_STREAM, IPPROTO_TCP));
+  if (!s.valid() ||
+      bind(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
+      listen(s.get(), SOMAXCONN) != 0 ||
+      getsockname(s.get(), reinterpret_cast<sockaddr*>(&address), &size) != 0) {
+    error = "cannot listen on 127.0.0.1: " + LastSocketError();
+    return {};
+  }
+  port = ntohs(address.sin_port);
+  return s;
+}
+
+Socket ConnectLoopback(std::uint16_t port, std::string& error) {
+  const auto address = LoopbackAddress(port);
+  Socket s(socket(AF_INET, SOCK_STREAM, IPPROTO_TCP));
+  if (!s.valid() ||
+      connect(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    error = "cannot connect to 127.0.0.1:" + std::to_string(port) + ": " + LastSocketError();
+    return {};
+  }
+  return s;
+}
+
+Socket Accept(NativeSocket listener) { return Socket(accept(listener, nullptr, nullptr)); }
+
+bool SetNonBlocking(NativeSocket s) {
+  u_long on = 1;
+  return ioctlsocket(s, static_cast<long>(FIONBIO), &on) == 0;
+}
+
+bool Poll(std::span<PollEntry> entries, std::chrono::milliseconds timeout) {
+  std::vector<WSAPOLLFD> fds;
+  for (const auto& e : entries) {
+    fds.push_back(
+        {e.socket,
+         static_cast<SHORT>((e.want_read ? POLLRDNORM : 0) | (e.want_write ? POLLWRNORM : 0)), 0});
+  }
+  if (WSAPoll(fds.data(), static_cast<ULONG>(fds.size()), static_cast<INT>(timeout.count())) ==
+      SOCKET_ERROR) {
+    return false;
+  }
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto r = fds[i].revents;
+    const bool broken = (r & (POLLERR | POLLHUP | POLLNVAL)) != 0;
+    entries[i].readable = (r & POLLRDNORM) != 0 || (broken && entries[i].want_read);
+    entries[i].writable = (r & POLLWRNORM) != 0 || (broken && entries[i].want_write);
+  }
+  return true;
+}
+
+long Receive(NativeSocket s, char* buffer, std::size_t size) {
+  return recv(s, buffer, static_cast<int>(size), 0);
+}
+
+long Send(NativeSocket s, const char* buffer, std::size_t size) {
+  return send(s, buffer, static_cast<int>(size), 0);
+}
+
+void ShutdownWrite(NativeSocket s) { shutdown(s, SD_SEND); }
+
+std::uint16_t LocalPort(NativeSocket s) {
+  sockaddr_storage address{};
+  int size = sizeof address;
+  if (getsockname(s, reinterpret_cast<sockaddr*>(&address), &size) != 0 ||
+      address.ss_family != AF_INET) {
+    return 0;
+  }
+  return ntohs(reinterpret_cast<const sockaddr_in*>(&address)->sin_port);
+}
+
+ProcessId ThisProcess() { return GetCurrentProcessId(); }
+
+namespace {
+
+// The system's table of TCP connections with their owners, for one address family.
+template <typename Table>
+std::vector<char> TcpTable(ULONG family) {
+  std::vector<char> table;
+  DWORD bytes = 0;
+  DWORD result = ERROR_INSUFFICIENT_BUFFER;
+  for (int attempt = 0; attempt < 4 && result == ERROR_INSUFFICIENT_BUFFER; ++attempt) {
+    table.resize(bytes);
+    result = GetExtendedTcpTable(table.empty() ? nullptr : table.data(), &bytes, FALSE, family,
+                                 TCP_TABLE_OWNER_PID_CONNECTIONS, 0);
+  }
+  if (result != NO_ERROR || table.size() < sizeof(Table)) table.clear();
+  return table;
+}
+
+}  // namespace
+
+std::optional<ProcessId> LoopbackPeerProcess(NativeSocket accepted) {
+  sockaddr_in peer{};
+  int size = sizeof(peer);
+  if (getpeername(accepted, reinterpret_cast<sockaddr*>(&peer), &size) != 0) return std::nullopt;
+  const std::uint16_t our_port = LocalPort(accepted);
+  const auto peer_port = ntohs(peer.sin_port);
+  // The peer's row: its local end is the peer address, its remote end our listener's port.
+  const auto v4 = TcpTable<MIB_TCPTABLE_OWNER_PID>(AF_INET);
+  if (!v4.empty()) {
+    const auto* rows = reinterpret_cast<const MIB_TCPTABLE_OWNER_PID*>(v4.data());
+    for (DWORD i = 0; i < rows->dwNumEntries; ++i) {
+      const auto& row = rows->table[i];
+      if (row.dwLocalAddr == peer.sin_addr.s_addr &&
+          ntohs(static_cast<u_short>(row.dwLocalPort)) == peer_port &&
+          ntohs(static_cast<u_short>(row.dwRemotePort)) == our_port) {
+        return row.dwOwningPid;
+      }
+    }
+  }
+  // A dual-stack client socket (gRPC makes them) may be listed with its IPv4-mapped address
+  // (::ffff:127.0.0.1) among the IPv6 connections instead (wine does so).
+  const auto v6 = TcpTable<MIB_TCP6TABLE_OWNER_PID>(AF_INET6);
+  if (v6.empty()) return std::nullopt;
+  unsigned char mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  std::memcpy(mapped + 12, &peer.sin_addr.s_addr, 4);
+  const auto* rows = reinterpret_cast<const MIB_TCP6TABLE_OWNER_PID*>(v6.data());
+  for (DWORD i = 0; i < rows->dwNumEntries; ++i) {
+    const auto& row = rows->table[i];
+    if (std::memcmp(row.ucLocalAddr, mapped, sizeof mapped) == 0 &&
+        ntohs(static_cast<u_short>(row.dwLocalPort)) == peer_port &&
+        ntohs(static_cast<u_short>(row.dwRemotePort)) == our_port) {
+      return row.dwOwningPid;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace dxshim::socket_bridge

@@ -1,0 +1,188 @@
+// The real Windows dxshim.exe (scripts/build-windows.sh, the binary the release zip carries) runs
+// its device plugin child under wine, against the test kubelet (tests/support/test_kubelet.h):
+//   test kubelet (Linux) <--stand-in files, loopback TCP--> socket bridge in dxshim.exe's child
+//   <--127.0.0.1--> the child's gRPC server / client
+// wine 8.0's Winsock has no AF_UNIX, so the bridge's address family is the one stand-in
+// (DXSHIM_PLUGIN_SOCKETS=tcp-stand-in: a file at the socket's path naming a loopback port); the
+// child process, its job object, its log relay and notifications, the bridge, the fresh socket
+// names, the watcher and the plugin itself are the Windows build's own. The AF_UNIX leg runs on
+// Linux (device_plugin_bridge_e2e_test) and on a real node (deploy/windows/CHECKLIST.md). The
+// GPUs are an inventory of test GPUs (wine has none), the runtime a real containerd over TCP.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "tests/support/containerd.h"
+#include "tests/support/cri_client.h"
+#include "tests/support/read_file.h"
+#include "tests/support/test_gpu.h"
+#include "tests/support/test_kubelet.h"
+#include "tests/support/wine_dxshim.h"
+
+namespace dxshim::test {
+namespace {
+
+namespace v1 = runtime::v1;
+using std::chrono::seconds;
+constexpr auto kWait = seconds(60);
+
+// The Linux processes that are dxshim.exe's plugin children for `plugin_dir` (wine shows a
+// Windows process's command line as its own).
+std::vector<int> PluginChildren(const std::string& plugin_dir) {
+  std::vector<int> found;
+  const auto marker = WindowsPath(plugin_dir);
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const auto name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    auto cmdline = ReadFile(entry.path() / "cmdline");
+    for (auto& c : cmdline) c = c == '\0' ? ' ' : c;
+    if (cmdline.find("device-plugin") != std::string::npos &&
+        cmdline.find(marker) != std::string::npos && cmdline.find("serve") == std::string::npos) {
+      found.push_back(std::stoi(name));
+    }
+  }
+  return found;
+}
+
+class WindowsPlugin : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ::setenv("DXSHIM_PLUGIN_SOCKETS", "tcp-stand-in", 1);  // wine passes it to dxshim.exe
+    dir_ = new TempDir;
+    std::filesystem::create_directories(*dir_ / "store");
+    std::filesystem::create_directories(*dir_ / "device-plugins");
+    std::ofstream(*dir_ / "store/libdxgpu.so") << "from dxshim.exe\n";
+    devices_[0] = new DeviceNode("wine-plugin", 0);
+    devices_[1] = new DeviceNode("wine-plugin", 1);
+    WriteInventory(1);
+    containerd_ = new Containerd(Containerd::Listen::kUnixAndTcp);
+  }
+  static void TearDownTestSuite() {
+    delete containerd_;
+    delete devices_[0];
+    delete devices_[1];
+    delete dir_;
+    ::unsetenv("DXSHIM_PLUGIN_SOCKETS");
+  }
+
+  static void WriteInventory(std::size_t count) {
+    const std::vector<const DeviceNode*> listed(devices_, devices_ + count);
+    WriteTestGpuInventory(*dir_ / "inventory.yaml", listed, "e5", *dir_ / "store");
+  }
+
+  std::string plugin_dir() const { return *dir_ / "device-plugins"; }
+
+  std::unique_ptr<WineDxshim> StartDxshim() {
+    return std::make_unique<WineDxshim>(
+        DXSHIM_WINDOWS_EXE, DXSHIM_PIPE_RELAY_EXE, "tcp://" + containerd_->tcp_address(),
+        std::vector<std::string>{
+            "--device-source", "inventory:" + *dir_ / "inventory.yaml", "--device-refresh", "500ms",
+            "--target", "linux", "--linux-system32-path", "/usr/lib/dxshim",
+            "--max-containers-per-device", "1", "--resync-interval", "2s", "--log-level", "debug",
+            "--device-plugin", "true", "--device-plugin-dir", WindowsPath(plugin_dir())});
+  }
+
+  std::vector<v1beta1::Device> WaitForList(TestKubelet& kubelet, WineDxshim& dxshim,
+                                           std::size_t total, std::size_t healthy) {
+    const auto list = kubelet.WaitForDevices(
+        [&](const std::vector<v1beta1::Device>& d) {
+          return d.size() == total && HealthyCount(d) == healthy;
+        },
+        kWait);
+    EXPECT_TRUE(list.has_value()) << "kubelet never got " << total << " device(s), " << healthy
+                                  << " healthy; dxshim.exe's log:\n"
+                                  << dxshim.Log();
+    return list.value_or(std::vector<v1beta1::Device>{});
+  }
+
+  static TempDir* dir_;
+  static DeviceNode* devices_[2];
+  static Containerd* containerd_;
+};
+
+TempDir* WindowsPlugin::dir_ = nullptr;
+DeviceNode* WindowsPlugin::devices_[2] = {nullptr, nullptr};
+Containerd* WindowsPlugin::containerd_ = nullptr;
+
+bool IsFreshSocketName(const std::string& name) {
+  return std::regex_match(name, std::regex(R"(dxshim-[0-9]{13}\.sock)"));
+}
+
+TEST_F(WindowsPlugin, RegistersFollowsTheInventoryAllocatesForAGpuPodAndSurvivesAKubeletRestart) {
+  WriteInventory(1);
+  TestKubelet kubelet(plugin_dir(), true, socket_bridge::SocketFamily::kTcpStandIn);
+  auto dxshim = StartDxshim();
+  const auto first = kubelet.WaitForRegistration(1, kWait);
+  ASSERT_TRUE(first.has_value()) << dxshim->Log();
+  EXPECT_EQ(first->resource_name(), "dxshim.io/gpu");
+  EXPECT_TRUE(IsFreshSocketName(first->endpoint())) << first->endpoint();
+  EXPECT_TRUE(socket_bridge::ReadTcpStandIn(plugin_dir() + "/" + first->endpoint()).has_value());
+  WaitForList(kubelet, *dxshim, 1, 1);
+  const auto children = PluginChildren(plugin_dir());
+  ASSERT_EQ(children.size(), 1u) << dxshim->Log();
+  const auto child_rss = ReadFile("/proc/" + std::to_string(children[0]) + "/status");
+  const auto at = child_rss.find("VmRSS:");
+  std::printf(
+      "[ measured ] the plugin child's resident set under wine: %.1f MiB (dxshim.exe: "
+      "%.1f MiB)\n",
+      at == std::string::npos ? 0.0 : std::atof(child_rss.c_str() + at + 6) / 1024.0,
+      static_cast<double>(dxshim->RssKiB()) / 1024.0);
+
+  // The slot list follows the inventory.
+  WriteInventory(2);
+  WaitForList(kubelet, *dxshim, 2, 2);
+
+  // Kubelet's flow for a pod with a dxshim.io/gpu limit: Allocate through the bridge, then
+  // CreateContainer through the named pipe with what Allocate returned.
+  std::map<std::string, std::string> annotations;
+  const auto allocated = kubelet.Allocate(1, &annotations);
+  ASSERT_TRUE(allocated.ok()) << allocated.error_message() << "\n" << dxshim->Log();
+  CriClient client(DialTarget(dxshim->pipe_target()));
+  v1::RunPodSandboxRequest run;
+  *run.mutable_config() = HostNetworkPod("wine-plugin", "uid-wine-plugin", *dir_ / "logs");
+  v1::RunPodSandboxResponse pod;
+  ASSERT_TRUE(client.runtime->RunPodSandbox(Deadline(seconds(60)).get(), run, &pod).ok());
+  auto config = SleepingBusybox("app");
+  for (const auto& [k, v] : annotations) (*config.mutable_annotations())[k] = v;
+  std::string container;
+  const auto created =
+      client.CreateAndStart(pod.pod_sandbox_id(), run.config(), config, &container);
+  ASSERT_TRUE(created.ok()) << created.error_message() << "\n" << dxshim->Log();
+  v1::ExecSyncResponse out;
+  ASSERT_TRUE(client.Exec(container, "cat /usr/lib/dxshim/libdxgpu.so", &out).ok());
+  EXPECT_EQ(out.stdout_data(), "from dxshim.exe\n");
+  client.RemovePod(pod.pod_sandbox_id());
+
+  // Kubelet restarts: the plugin's file is deleted, a new kubelet.sock appears; a fresh name
+  // and a new registration follow.
+  kubelet.Restart();
+  const auto second = kubelet.WaitForRegistration(2, kWait);
+  ASSERT_TRUE(second.has_value()) << dxshim->Log();
+  EXPECT_TRUE(IsFreshSocketName(second->endpoint())) << second->endpoint();
+  EXPECT_NE(second->endpoint(), first->endpoint());
+  WaitForList(kubelet, *dxshim, 2, 2);
+
+  // Stopped (Ctrl-C, as the service manager's stop): serve stops its child, whose file goes.
+  EXPECT_EQ(dxshim->Stop(), 0) << dxshim->Log();
+  EXPECT_TRUE(PluginChildren(plugin_dir()).empty()) << dxshim->Log();
+  EXPECT_FALSE(std::filesystem::exists(plugin_dir() + "/" + second->endpoint()));
+}
+
+TEST_F(WindowsPlugin, AKilledDxshimLeavesNoPluginChildBehind) {
+  WriteInventory(1);
+  TestKubelet kubelet(plugin_dir(), true, socket_bridge::SocketFamily::kTcpStandIn);
+  auto dxshim = StartDxshim();
+  ASSERT_TRUE(kubelet.WaitForRegistration(1, kWait).has_value()) << dxshim->Log();
+  ASSERT_EQ(PluginChildren(plugin_dir()).size(), 1u) << dxshim->Log();
+  dxshim->Kill();  // SIGKILL: no handler runs; the job's last handle closes with the process
+  EXPECT_TRUE(WaitFor([&] { return PluginChildren(plugin_dir()).empty(); }, seconds(30)))
+      << "the plugin child outlived its killed parent; log:\n"
+      << dxshim->Log();
+}
+
+}  // namespace
+}  // namespace dxshim::test
