@@ -12,7 +12,8 @@
 
 #include "shim/device_plugin/child_process.h"
 
-extern char** environ;
+extern char** environ;  // NOLINT(readability-redundant-declaration): unistd.h declares it only with
+                        // _GNU_SOURCE
 
 namespace dxshim::device_plugin {
 
@@ -59,6 +60,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& args)
   std::vector<std::string> argv_strings = {binary};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(argv_strings.size() + 1);
   for (auto& a : argv_strings) argv.push_back(a.data());
   argv.push_back(nullptr);
   const int error =

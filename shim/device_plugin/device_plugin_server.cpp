@@ -193,7 +193,11 @@ bool DevicePluginServer::EnsureServing() {
                     error.empty() ? "" : ": ", error);
     }
     serve_failed_ = true;
-    if (serving->bridge) serving->bridge->Stop();
+    if (serving->bridge) {
+      serving->bridge->Stop();
+      std::error_code ec;
+      std::filesystem::remove(socket_path_, ec);  // listened on, never served
+    }
     return false;
   }
   serve_failed_ = false;

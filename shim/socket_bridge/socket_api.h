@@ -62,7 +62,7 @@ class Socket {
 class NetworkSession {
  public:
   NetworkSession();
-  ~NetworkSession();
+  ~NetworkSession();  // NOLINT(performance-trivially-destructible): WSACleanup on Windows
   NetworkSession(const NetworkSession&) = delete;
   NetworkSession& operator=(const NetworkSession&) = delete;
 };

@@ -103,7 +103,7 @@ std::string LastSocketError() { return ErrorText(errno); }
 bool LastCallWouldBlock() { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR; }
 
 Socket ListenUnix(const std::string& path, std::string& error) {
-  sockaddr_un address;
+  sockaddr_un address{};
   if (!UnixAddress(path, address, error)) return {};
   Socket s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!s.valid() || ::bind(s.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
@@ -115,7 +115,7 @@ Socket ListenUnix(const std::string& path, std::string& error) {
 }
 
 Socket ConnectUnix(const std::string& path, std::string& error) {
-  sockaddr_un address;
+  sockaddr_un address{};
   if (!UnixAddress(path, address, error)) return {};
   Socket s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!s.valid() ||

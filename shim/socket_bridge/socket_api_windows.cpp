@@ -75,7 +75,7 @@ std::string LastSocketError() { return ErrorText(WSAGetLastError()); }
 bool LastCallWouldBlock() { return WSAGetLastError() == WSAEWOULDBLOCK; }
 
 Socket ListenUnix(const std::string& path, std::string& error) {
-  sockaddr_un address;
+  sockaddr_un address{};
   if (!UnixAddress(path, address, error)) return {};
   Socket s(socket(AF_UNIX, SOCK_STREAM, 0));
   if (!s.valid() ||
@@ -88,7 +88,7 @@ Socket ListenUnix(const std::string& path, std::string& error) {
 }
 
 Socket ConnectUnix(const std::string& path, std::string& error) {
-  sockaddr_un address;
+  sockaddr_un address{};
   if (!UnixAddress(path, address, error)) return {};
   Socket s(socket(AF_UNIX, SOCK_STREAM, 0));
   if (!s.valid() ||

@@ -8,7 +8,7 @@ namespace {
 
 // How often a bridge with nothing to do checks whether it was asked to stop.
 constexpr std::chrono::milliseconds kStopCheck{200};
-constexpr std::size_t kBufferBytes = 64 * 1024;
+constexpr std::size_t kBufferBytes = std::size_t{64} * 1024;
 
 // One direction: bytes read from `from` wait in `buffer` until `to` takes them.
 struct Direction {
