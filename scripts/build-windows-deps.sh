@@ -184,6 +184,10 @@ log "building civetweb"
   # civetweb is one C file. No TLS, CGI or page cache: dxshim only registers handlers, and sets no
   # document root, so no file is ever served.
   civetweb="$cache/src/civetweb-1.15+dfsg" &&
+    # Our fix to its Windows poll() under wine (see the patch's header), once.
+    civetweb_patch="$here/patches/civetweb-1.15-windows-select-once.patch" &&
+    { patch -d "$civetweb" -p1 -R --dry-run -s -f <"$civetweb_patch" >/dev/null 2>&1 ||
+      patch -d "$civetweb" -p1 -s -f <"$civetweb_patch"; } &&
     rm -rf "$cache/build/civetweb" && mkdir -p "$cache/build/civetweb" &&
     cd "$cache/build/civetweb" &&
     x86_64-w64-mingw32-gcc-posix -O2 -DNDEBUG -DNO_SSL -DNO_CGI -DNO_CACHING -DUSE_IPV6 \

@@ -141,7 +141,10 @@ TEST_F(PluginBridge, TheLoopbackPortsAnswerOnlyTheBridgeAndThisProcess) {
   v1beta1::ListAndWatchResponse list;
   EXPECT_FALSE(watch->Read(&list));
   EXPECT_EQ(watch->Finish().error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_NE(Log().find("refused a call from ipv4:127.0.0.1:"), std::string::npos) << Log();
+  EXPECT_TRUE(WaitFor(
+      [&] { return Log().find("refused a call from ipv4:127.0.0.1:") != std::string::npos; },
+      kWait))
+      << Log();
 
   // The registration port is dxshim's own way to kubelet.sock: this test process is another
   // process, and its Register never reaches kubelet.
@@ -158,10 +161,10 @@ TEST_F(PluginBridge, TheLoopbackPortsAnswerOnlyTheBridgeAndThisProcess) {
   v1beta1::Empty empty;
   EXPECT_FALSE(registrar->Register(&context4, request, &empty).ok());
   EXPECT_EQ(kubelet_->registrations(), 1u);
-  EXPECT_NE(Log().find("refused a connection to the registration bridge: it comes from process " +
-                       std::to_string(::getpid())),
-            std::string::npos)
-      << Log();
+  // The child's log lines reach serve's log through a pipe: a moment after the refusal.
+  const auto refusal = "refused a connection to the registration bridge: it comes from process " +
+                       std::to_string(::getpid());
+  EXPECT_TRUE(WaitFor([&] { return Log().find(refusal) != std::string::npos; }, kWait)) << Log();
 }
 
 TEST_F(PluginBridge, AKubeletRestartMeansAFreshSocketAndANewRegistration) {

@@ -176,15 +176,19 @@ ProcessId ThisProcess() { return GetCurrentProcessId(); }
 
 namespace {
 
-// The system's table of TCP connections with their owners, for one address family.
+// The system's table of TCP connections with their owners, for one address family. On a busy
+// node it grows between asking its size and reading it (closed connections linger in TIME_WAIT),
+// so each attempt asks for a quarter more than the size last reported.
 template <typename Table>
 std::vector<char> TcpTable(ULONG family) {
   std::vector<char> table;
   DWORD bytes = 0;
-  DWORD result = ERROR_INSUFFICIENT_BUFFER;
-  for (int attempt = 0; attempt < 4 && result == ERROR_INSUFFICIENT_BUFFER; ++attempt) {
+  DWORD result =
+      GetExtendedTcpTable(nullptr, &bytes, FALSE, family, TCP_TABLE_OWNER_PID_CONNECTIONS, 0);
+  for (int attempt = 0; attempt < 8 && result == ERROR_INSUFFICIENT_BUFFER; ++attempt) {
+    bytes += bytes / 4 + 4096;
     table.resize(bytes);
-    result = GetExtendedTcpTable(table.empty() ? nullptr : table.data(), &bytes, FALSE, family,
+    result = GetExtendedTcpTable(table.data(), &bytes, FALSE, family,
                                  TCP_TABLE_OWNER_PID_CONNECTIONS, 0);
   }
   if (result != NO_ERROR || table.size() < sizeof(Table)) table.clear();

@@ -94,14 +94,18 @@ int Threads() {
   return n;
 }
 
-// Handle counts, where the platform reports them.
-void CheckHandles(DWORD now, DWORD before, const std::string& what) {
+// Handle counts, where the platform reports them. `slack`: handles a long-lived thread may open
+// for good the first time it takes a path that only timing chooses (wine: a blocking socket call
+// whose I/O the server completes makes that thread's ws2_32 wait event, once). A leak per
+// connection or per cycle is far larger than that.
+void CheckHandles(DWORD now, DWORD before, const std::string& what, DWORD slack = 0) {
   if (before == 0 && now == 0) {
     std::printf("skipped: %s (this platform reports no handle counts)\n", what.c_str());
     return;
   }
-  Check(now <= before,
-        what + " (" + std::to_string(now) + " now, " + std::to_string(before) + " before)");
+  Check(now <= before + slack, what + " (" + std::to_string(now) + " now, " +
+                                   std::to_string(before) + " before, " + std::to_string(slack) +
+                                   " allowed for first uses)");
 }
 
 bool WaitUntil(const std::function<bool()>& condition, std::chrono::seconds timeout) {
@@ -326,21 +330,43 @@ int main(int argc, char** argv) {
   // admits SYSTEM and Administrators, which dxshim is): another process's connection is closed.
   // The other process is this test started again ("connect PORT").
   {
-    std::string warning;  // written on a bridge thread, read after Stop() joined it
+    std::vector<std::string> warnings;  // written on bridge threads, read after Stop() joined them
+    std::mutex warnings_lock;
     PipeForwarder guarded(pipe, dxshim::windows::ForwarderPeers::kThisProcess,
-                          [&](const std::string& w) { warning = w; });
+                          [&](const std::string& w) {
+                            const std::lock_guard lock(warnings_lock);
+                            warnings.push_back(w);
+                          });
     const int guarded_port = guarded.Start();
     const DWORD child_code = RunSelf("connect " + std::to_string(guarded_port));
-    const SOCKET s = Connect(guarded_port);
-    char back[4] = {};
-    const bool echoed = SendAll(s, "mine", 4) && RecvAll(s, back, 4);
-    closesocket(s);
-    guarded.Stop();  // joins the bridge threads: `warning` is complete
-    Check(child_code == 0 && warning.find("refused a connection") != std::string::npos,
-          "another process's connection to the guarded forwarder is closed unanswered: " + warning);
-    // Checked once the client has sent: by then even wine's TCP table names the owner.
-    Check(echoed && guarded.refused_connections() == 1,
-          "this process's connection passes the guarded forwarder");
+    // Checked once the client has sent: wine's TCP table names a socket's owner only once that
+    // process holds the socket's Unix descriptor, which its first send normally fetches. When
+    // wine's server sends for it instead (a timing matter; Windows always names the owner),
+    // the connection is refused as ownerless: up to 3 attempts, each refusal counted and named.
+    bool echoed = false;
+    int attempts = 0;
+    while (!echoed && attempts < 3) {
+      ++attempts;
+      const SOCKET s = Connect(guarded_port);
+      char back[4] = {};
+      echoed = SendAll(s, "mine", 4) && RecvAll(s, back, 4);
+      closesocket(s);
+    }
+    guarded.Stop();  // joins the bridge threads: `warnings` is complete
+    // The child's refusal, then one per attempt of ours that wine left ownerless.
+    std::string said;
+    int ownerless = 0;
+    for (const auto& w : warnings) {
+      said += (said.empty() ? "" : " | ") + w;
+      ownerless += w.find("its owner is not in the TCP table") != std::string::npos ? 1 : 0;
+    }
+    Check(child_code == 0 && !warnings.empty() &&
+              warnings.front().find("refused a connection") != std::string::npos,
+          "another process's connection to the guarded forwarder is closed unanswered: " + said);
+    Check(echoed && guarded.refused_connections() == static_cast<std::size_t>(attempts) &&
+              static_cast<int>(warnings.size()) == attempts && ownerless >= attempts - 1,
+          "this process's connection passes the guarded forwarder (attempt " +
+              std::to_string(attempts) + ")");
   }
 
   // PipeTransport as dxshim serve wires it, the echo server standing in for dxshim's gRPC server.
@@ -369,9 +395,15 @@ int main(int argc, char** argv) {
               ", runtime " + runtime.ToString() + ")");
     transport.Listen(echo.port());
     const int runtime_port = std::atoi(runtime.address.substr(10).c_str());
-    const SOCKET s = Connect(runtime_port);
+    // Up to 3 attempts, for the reason given at the guarded forwarder above (wine alone).
+    SOCKET s = INVALID_SOCKET;
     char back[5] = {};
-    const bool echoed = SendAll(s, "hello", 5) && RecvAll(s, back, 5);
+    bool echoed = false;
+    for (int attempt = 0; attempt < 3 && !echoed; ++attempt) {
+      if (s != INVALID_SOCKET) closesocket(s);
+      s = Connect(runtime_port);
+      echoed = SendAll(s, "hello", 5) && RecvAll(s, back, 5);
+    }
     const std::string bridged = "ipv4:127.0.0.1:" + std::to_string(echo.last_peer_port());
     Check(echoed && std::string(back, 5) == "hello",
           "a round trip crosses the runtime forwarder, the pipe and the acceptor");
@@ -385,6 +417,9 @@ int main(int argc, char** argv) {
           "it refuses a direct loopback peer " + stranger + ", a remote one and garbage");
     {
       std::lock_guard lock(log_mutex);
+      std::erase_if(warnings, [](const std::string& w) {
+        return w.find("its owner is not in the TCP table") != std::string::npos;
+      });
       Check(warnings.size() == 3 && warnings[0].find("refused a call from " + stranger +
                                                      ": it did not come through " + name) == 0,
             "each refusal is logged: " + (warnings.empty() ? std::string("none") : warnings[0]));
@@ -520,7 +555,7 @@ int main(int argc, char** argv) {
   for (int round = 0; round < 3; ++round) traffic();
   WaitUntil([&] { return Handles() <= after_one_round; }, std::chrono::seconds(10));
   CheckHandles(Handles(), after_one_round,
-               "handles do not grow with traffic (3 more rounds of 17 connections)");
+               "handles do not grow with traffic (3 more rounds of 17 connections)", 2);
 
   const auto cycle = [&](int n) {
     const std::string name = pipe + "-cycle-" + std::to_string(n);
