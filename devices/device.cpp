@@ -1,6 +1,8 @@
 #include "devices/device.h"
 
+#include <cctype>
 #include <cstdio>
+#include <iterator>
 
 namespace dxshim::devices {
 
@@ -37,6 +39,25 @@ std::string VendorName(std::uint16_t vendor_id) {
     default:
       return "";
   }
+}
+
+bool IsNvmlGpuUuid(std::string_view text) {
+  constexpr std::string_view kPrefix = "GPU-";
+  if (!text.starts_with(kPrefix)) return false;
+  text.remove_prefix(kPrefix.size());
+  constexpr std::size_t kGroups[] = {8, 4, 4, 4, 12};
+  for (std::size_t g = 0; g < std::size(kGroups); ++g) {
+    if (g > 0) {
+      if (text.empty() || text.front() != '-') return false;
+      text.remove_prefix(1);
+    }
+    if (text.size() < kGroups[g]) return false;
+    for (std::size_t i = 0; i < kGroups[g]; ++i) {
+      if (!std::isxdigit(static_cast<unsigned char>(text[i]))) return false;
+    }
+    text.remove_prefix(kGroups[g]);
+  }
+  return text.empty();
 }
 
 std::string HexNumber(std::uint64_t value, int digits) {

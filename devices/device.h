@@ -41,6 +41,8 @@ struct Device {
   bool detachable = false;
   std::uint64_t dedicated_memory = 0;  // bytes
   std::string driver_version;
+  // NVML's "GPU-<uuid>" for an NVIDIA GPU (nvmlDeviceGetUUID), "" when unknown.
+  std::string uuid;
   std::string driver_store;  // DriverStore folder on the host
   std::string driver_key;    // relative to HKLM\SYSTEM\CurrentControlSet\Control\Class
   std::vector<RuntimeFile> system32;
@@ -60,6 +62,11 @@ std::string FormatLuid(std::uint64_t luid);
 
 // "NVIDIA", "AMD", "Intel", ... for a PCI vendor id; "" when unknown.
 std::string VendorName(std::uint16_t vendor_id);
+
+inline constexpr std::uint16_t kNvidiaVendorId = 0x10de;
+
+// Whether `text` has the form of an NVML GPU UUID: "GPU-" and 8-4-4-4-12 hex digits.
+bool IsNvmlGpuUuid(std::string_view text);
 
 // "0x" and `digits` lower-case hex digits, the way inventories write ids.
 std::string HexNumber(std::uint64_t value, int digits);

@@ -16,6 +16,7 @@ DeviceSnapshot::DeviceSnapshot(std::unique_ptr<DeviceSource> source, SnapshotOpt
     inventory->devices = Prepare(source_->Load());
     ++loads_;
     for (const auto& warning : source_->Warnings()) spdlog::warn("devices: {}", warning);
+    for (const auto& line : source_->DebugLines()) spdlog::debug("devices: {}", line);
   } catch (const std::exception& e) {
     if (!options_.tolerate_initial_failure) throw;
     ++failures_;
@@ -65,6 +66,7 @@ bool DeviceSnapshot::Read(bool force) {
     return false;
   }
   for (const auto& warning : source_->Warnings()) spdlog::warn("devices: {}", warning);
+  for (const auto& line : source_->DebugLines()) spdlog::debug("devices: {}", line);
   const auto previous = Current();
   if (devices == previous->devices) return false;
   auto next = std::make_shared<Inventory>();

@@ -30,6 +30,8 @@ class DeviceSource {
   virtual std::vector<Device> Load() = 0;
   // What the last Load() left out and why (skipped adapters, refused registry values).
   virtual std::vector<std::string> Warnings() const { return {}; }
+  // What the last Load() could not add and did not need (e.g. no NVML, so no NVIDIA UUIDs).
+  virtual std::vector<std::string> DebugLines() const { return {}; }
 };
 
 struct SnapshotOptions {

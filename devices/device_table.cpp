@@ -18,7 +18,11 @@ std::string FormatDeviceTable(const std::vector<Device>& devices) {
   const std::vector<std::string> header = {"#",     "DESCRIPTION", "VENDOR",
                                            "CLASS", "MEMORY",      "LOCATION",
                                            "LUID",  "HARDWARE ID", "FILES 64/32"};
+  // NVIDIA GPUs' UUIDs, where discovery read them (NVML) or the inventory lists them.
+  const bool uuids =
+      std::any_of(devices.begin(), devices.end(), [](const Device& d) { return !d.uuid.empty(); });
   std::vector<std::vector<std::string>> rows = {header};
+  if (uuids) rows.front().push_back("UUID");
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const auto& d = devices[i];
     std::string cls = ToString(d.device_class);
@@ -28,8 +32,9 @@ std::string FormatDeviceTable(const std::vector<Device>& devices) {
     rows.push_back({std::to_string(i), d.description, d.vendor, cls, Memory(d.dedicated_memory),
                     d.location_path, FormatLuid(d.luid), HardwareId(d),
                     std::to_string(d.system32.size()) + "/" + std::to_string(d.syswow64.size())});
+    if (uuids) rows.back().push_back(d.uuid.empty() ? "-" : d.uuid);
   }
-  std::vector<std::size_t> widths(header.size(), 0);
+  std::vector<std::size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows) {
     for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
   }

@@ -156,7 +156,7 @@ class Reader {
     OnlyKeys(node, field,
              {"id", "luid", "locationPath", "description", "vendor", "vendorId", "deviceId",
               "subsystemId", "revision", "class", "integrated", "detachable", "dedicatedMemory",
-              "driverVersion", "driverStore", "driverKey", "present", "runtimeFiles"});
+              "driverVersion", "uuid", "driverStore", "driverKey", "present", "runtimeFiles"});
     Device d;
     d.id = String(node, "id", field, true);
     if (d.id.empty()) Fail(node["id"], field + ".id", "is empty");
@@ -190,6 +190,11 @@ class Reader {
       }
     }
     d.driver_version = String(node, "driverVersion", field, false);
+    d.uuid = String(node, "uuid", field, false);
+    if (!d.uuid.empty() && !IsNvmlGpuUuid(d.uuid)) {
+      Fail(node["uuid"], field + ".uuid",
+           "'" + d.uuid + "' is not an NVML GPU UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
+    }
     d.driver_store = String(node, "driverStore", field, false);
     d.driver_key = String(node, "driverKey", field, false);
     d.present = Bool(node, "present", field, true);
@@ -294,6 +299,7 @@ std::string WriteInventoryYaml(const std::vector<Device>& devices) {
     out << YAML::Key << "detachable" << YAML::Value << d.detachable;
     out << YAML::Key << "dedicatedMemory" << YAML::Value << d.dedicated_memory;
     out << YAML::Key << "driverVersion" << YAML::Value << YAML::SingleQuoted << d.driver_version;
+    if (!d.uuid.empty()) out << YAML::Key << "uuid" << YAML::Value << d.uuid;
     out << YAML::Key << "driverStore" << YAML::Value << YAML::SingleQuoted << d.driver_store;
     out << YAML::Key << "driverKey" << YAML::Value << YAML::SingleQuoted << d.driver_key;
     out << YAML::Key << "present" << YAML::Value << d.present;

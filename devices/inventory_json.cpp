@@ -52,6 +52,7 @@ std::string WriteInventoryJson(const std::vector<Device>& devices) {
         << ", \"detachable\": " << (d.detachable ? "true" : "false")
         << ", \"dedicatedMemory\": " << d.dedicated_memory
         << ", \"driverVersion\": " << JsonString(d.driver_version)
+        << (d.uuid.empty() ? "" : ", \"uuid\": " + JsonString(d.uuid))
         << ", \"driverStore\": " << JsonString(d.driver_store)
         << ", \"driverKey\": " << JsonString(d.driver_key)
         << ", \"present\": " << (d.present ? "true" : "false") << ", \"runtimeFiles\": {";

@@ -93,4 +93,12 @@ Device MakeWindowsDevice(const DxCoreFacts& adapter, const PnpFacts& pnp,
   return d;
 }
 
+std::string NvmlPciBusId(const PnpFacts& pnp) {
+  if (!pnp.bus_number || !pnp.address) return {};
+  char text[32];
+  std::snprintf(text, sizeof text, "%x:%x.%x", *pnp.bus_number, (*pnp.address >> 16) & 0xffffu,
+                *pnp.address & 0xffffu);
+  return text;
+}
+
 }  // namespace dxshim::devices

@@ -37,7 +37,13 @@ struct PnpFacts {
   std::string driver_key;                   // DEVPKEY_Device_Driver
   std::string description;                  // DEVPKEY_Device_DeviceDesc
   std::string manufacturer;                 // DEVPKEY_Device_Manufacturer
+  std::optional<std::uint32_t> bus_number;  // DEVPKEY_Device_BusNumber
+  std::optional<std::uint32_t> address;  // DEVPKEY_Device_Address: on PCI, device << 16 | function
 };
+
+// The adapter's PCI address as NVML's nvmlDeviceGetHandleByPciBusId_v2 takes it, in its
+// "bus:device.function" form (hex), or "" when the PnP device did not say.
+std::string NvmlPciBusId(const PnpFacts& pnp);
 
 // Why DXCore's adapter is not a GPU dxshim hands out, or nullopt if it is: software adapters
 // (the Basic Render Driver, WARP) and adapters with neither D3D12 attribute.

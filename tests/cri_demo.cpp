@@ -85,7 +85,8 @@ int main(int argc, char** argv) {
 
   v1::ExecSyncRequest exec;
   exec.set_container_id(created.container_id());
-  const std::string script = "cat /data/greeting.txt; ls -l " + device + "; cat " + runtime_file;
+  const std::string script = "cat /data/greeting.txt; ls -l " + device + "; cat " + runtime_file +
+                             "; env | grep -E '^(CUDA_VISIBLE_DEVICES|DXSHIM_GPU_)' | sort";
   for (const auto& arg : {std::string("sh"), std::string("-c"), script}) exec.add_cmd(arg);
   exec.set_timeout(20);
   v1::ExecSyncResponse out;

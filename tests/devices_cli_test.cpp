@@ -34,6 +34,13 @@ TEST(DevicesCli, TableListsEachAdapter) {
   EXPECT_NE(r.output.find("0  NVIDIA Tesla T4"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("2  AMD Radeon Pro V520 MxGPU"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("PCI\\VEN_1002&DEV_7362&SUBSYS_0A341002&REV_C3"), std::string::npos);
+  // The NVIDIA GPUs' UUIDs, where the inventory lists them (the AMD GPU has none: "-").
+  EXPECT_NE(r.output.find("  UUID\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("  GPU-1a2b3c4d-6e7f-4a8b-9c0d-e1f2a3b4c5d6\n"), std::string::npos);
+  EXPECT_NE(r.output.find("3/0          -\n"), std::string::npos) << r.output;
+  // No UUID in the inventory, no column.
+  const auto amd = Devices(dir, {"--source", "inventory:" + kInventories + "/amd-radeon.yaml"});
+  EXPECT_EQ(amd.output.find("UUID"), std::string::npos) << amd.output;
 }
 
 TEST(DevicesCli, YamlAndJsonOutputReadBackAsTheSameDevices) {

@@ -133,6 +133,19 @@ TEST(Inventory, EveryExampleRoundTripsThroughYamlAndJson) {
   EXPECT_EQ(LoadInventoryFile(kInventories + "/mcdm-compute.yaml")[0].device_class,
             DeviceClass::kCompute);
   EXPECT_TRUE(LoadInventoryFile(kInventories + "/intel-igpu.yaml")[0].integrated);
+  EXPECT_EQ(hetero[1].uuid, "GPU-1a2b3c4d-6e7f-4a8b-9c0d-e1f2a3b4c5d6");
+  EXPECT_EQ(hetero[2].uuid, "");  // the AMD GPU: none
+}
+
+TEST(Inventory, NvmlGpuUuidForm) {
+  EXPECT_TRUE(IsNvmlGpuUuid("GPU-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e"));
+  EXPECT_TRUE(IsNvmlGpuUuid("GPU-8D3B2C1E-5F6A-4B7C-9D8E-0F1A2B3C4D5E"));
+  for (const char* bad :
+       {"", "GPU-", "gpu-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e",
+        "GPU-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e0", "GPU-8d3b2c1e5f6a-4b7c-9d8e-0f1a2b3c4d5e-",
+        "GPU-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5 "}) {
+    EXPECT_FALSE(IsNvmlGpuUuid(bad)) << bad;
+  }
 }
 
 std::string ErrorOf(const std::string& yaml) {
@@ -186,6 +199,17 @@ TEST(Inventory, ErrorsNameFileLineAndField) {
       {"id: gpu0", "id: \"gpu\\x01\"", "devices[0].id: contains a control character"},
       {"id: gpu0", "id: gpu\xc4\xc4", "devices[0].id: is not valid UTF-8"},
       {"id: gpu0", "id: gpu\xe2\x82", "devices[0].id: is not valid UTF-8"},
+      {"    class: display", "    class: display\n    uuid: 8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e",
+       "line 6: devices[0].uuid: '8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e' is not an NVML GPU UUID"},
+      {"    class: display",
+       "    class: display\n    uuid: GPU-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5",
+       "line 6: devices[0].uuid: 'GPU-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5' is not an NVML"},
+      {"    class: display",
+       "    class: display\n    uuid: MIG-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e",
+       "devices[0].uuid: 'MIG-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e' is not an NVML GPU UUID"},
+      {"    class: display",
+       "    class: display\n    uuid: GPU-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5g",
+       "is not an NVML GPU UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)"},
   };
   for (const auto& c : cases) {
     std::string yaml = kValid;

@@ -79,7 +79,9 @@ TEST(Injection, TheT4WindowsMappingExactly) {
   }
   EXPECT_EQ(plan.labels.at(kDevicesLabel), t4.id);
   EXPECT_EQ(plan.labels.at(kSharingLabel), "shared");
-  EXPECT_EQ(plan.annotations.at(kExplanationAnnotation), "why; 14 runtime file(s)");
+  EXPECT_EQ(plan.annotations.at(kExplanationAnnotation),
+            "why; 14 runtime file(s); env CUDA_VISIBLE_DEVICES, DXSHIM_GPU_LUIDS, "
+            "DXSHIM_GPU_LOCATION_PATHS, DXSHIM_GPU_VENDOR_IDS");
 }
 
 TEST(Injection, KeepsWhatIsThereAndDeduplicatesCaseInsensitively) {

@@ -134,6 +134,7 @@ const std::map<std::string, std::string> kPodInventories = {
     {"directml-hello", "mcdm-compute.yaml"},
     {"ffmpeg-nvenc", "nvidia-t4.yaml"},
     {"ffmpeg-quicksync", "intel-igpu.yaml"},
+    {"gpu-environment", "nvidia-t4.yaml"},
     {"labels-resource-and-annotation", "hetero-node.yaml"},
     {"nvidia-smi", "nvidia-t4.yaml"},
     {"opencl-enumeration", "nvidia-t4.yaml"},

@@ -130,5 +130,17 @@ TEST(WindowsAdapter, RefusesWhatCannotBeAssigned) {
   EXPECT_THROW(MakeWindowsDevice(T4Adapter(), PnpFacts{}, "", {}, {}), std::invalid_argument);
 }
 
+TEST(WindowsAdapter, NvmlPciBusIdFromBusNumberAndAddress) {
+  PnpFacts p = T4Node();
+  EXPECT_EQ(NvmlPciBusId(p), "");  // the PnP device did not say
+  p.bus_number = 0x3b;
+  EXPECT_EQ(NvmlPciBusId(p), "");
+  p.address = 0x0000'0000;  // device 0, function 0
+  EXPECT_EQ(NvmlPciBusId(p), "3b:0.0");
+  p.bus_number = 0x86;
+  p.address = (0x1eu << 16) | 0x3u;  // DEVPKEY_Device_Address on PCI: device << 16 | function
+  EXPECT_EQ(NvmlPciBusId(p), "86:1e.3");
+}
+
 }  // namespace
 }  // namespace dxshim::devices

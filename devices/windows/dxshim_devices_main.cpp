@@ -5,7 +5,11 @@
 //     `dxshim devices --source inventory:PATH` and `dxshim serve` accept.
 //   dxshim-devices.exe runtime-files DRIVER_KEY
 //     the runtime files a driver registers, one per line as "system32 SOURCE => DESTINATION".
-// Warnings and refused registry values go to stderr. Exit 1 when discovery fails, 2 on bad usage.
+//   dxshim-devices.exe nvml-uuids BUS:DEVICE.FUNCTION...
+//     the UUID NVML gives each NVIDIA GPU at that PCI address (hex), one per line as
+//     "ADDRESS UUID" or "ADDRESS -" (what `list` puts in each NVIDIA GPU's uuid).
+// Warnings, debug lines ("debug: ...") and refused registry values go to stderr. Exit 1 when
+// discovery fails, 2 on bad usage.
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -13,6 +17,7 @@
 
 #include "devices/device_table.h"
 #include "devices/inventory_file.h"
+#include "devices/windows/nvml_uuids.h"
 #include "devices/windows/registry_runtime_files.h"
 #include "devices/windows/windows_device_source.h"
 
@@ -21,7 +26,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: dxshim-devices.exe list [--output table|json] [--include-integrated] "
     "[--include-detachable]\n"
-    "       dxshim-devices.exe runtime-files DRIVER_KEY\n";
+    "       dxshim-devices.exe runtime-files DRIVER_KEY\n"
+    "       dxshim-devices.exe nvml-uuids BUS:DEVICE.FUNCTION...\n";
 
 int List(const std::vector<std::string>& args) {
   std::string output = "table";
@@ -53,6 +59,7 @@ int List(const std::vector<std::string>& args) {
     return 1;
   }
   for (const auto& w : source.Warnings()) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  for (const auto& d : source.DebugLines()) std::fprintf(stderr, "debug: %s\n", d.c_str());
   const auto usable = dxshim::devices::SelectUsable(found, integrated, detachable);
   const auto text = output == "json" ? dxshim::devices::WriteInventoryJson(usable)
                                      : dxshim::devices::FormatDeviceTable(usable);
@@ -77,12 +84,25 @@ int RuntimeFiles(const std::string& driver_key) {
   return 0;
 }
 
+int NvmlUuidsOf(const std::vector<std::string>& bus_ids) {
+  const auto uuids = dxshim::devices::windows::ReadNvmlUuids(bus_ids);
+  for (const auto& id : bus_ids) {
+    const auto found = uuids.by_bus_id.find(id);
+    std::printf("%s %s\n", id.c_str(),
+                found == uuids.by_bus_id.end() ? "-" : found->second.c_str());
+  }
+  for (const auto& d : uuids.debug) std::fprintf(stderr, "debug: %s\n", d.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "list") return List({args.begin() + 1, args.end()});
   if (args.size() == 2 && args[0] == "runtime-files") return RuntimeFiles(args[1]);
+  if (args.size() >= 2 && args[0] == "nvml-uuids")
+    return NvmlUuidsOf({args.begin() + 1, args.end()});
   std::fputs(kUsage, stderr);
   return 2;
 }

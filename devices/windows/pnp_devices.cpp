@@ -56,6 +56,17 @@ std::vector<std::string> StringListProperty(DEVINST node, const DEVPROPKEY& key)
   return SplitMultiSz(Utf8FromWideBytes(data->data(), data->size(), /*stop_at_nul=*/false));
 }
 
+std::optional<std::uint32_t> Uint32Property(DEVINST node, const DEVPROPKEY& key) {
+  DEVPROPTYPE type = 0;
+  const auto data = ReadProperty(node, key, type);
+  if (!data || type != DEVPROP_TYPE_UINT32 || data->size() != sizeof(std::uint32_t)) {
+    return std::nullopt;
+  }
+  std::uint32_t value = 0;
+  std::memcpy(&value, data->data(), sizeof value);
+  return value;
+}
+
 std::optional<std::uint64_t> LuidProperty(DEVINST node) {
   DEVPROPTYPE type = 0;
   const auto data = ReadProperty(node, kGpuLuidKey, type);
@@ -104,6 +115,8 @@ std::map<std::uint64_t, PnpFacts> PnpDevicesByLuid() {
     facts.driver_key = StringProperty(node, DEVPKEY_Device_Driver);
     facts.description = StringProperty(node, DEVPKEY_Device_DeviceDesc);
     facts.manufacturer = StringProperty(node, DEVPKEY_Device_Manufacturer);
+    facts.bus_number = Uint32Property(node, DEVPKEY_Device_BusNumber);
+    facts.address = Uint32Property(node, DEVPKEY_Device_Address);
     out[*luid] = std::move(facts);
   }
   return out;

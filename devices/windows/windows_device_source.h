@@ -19,10 +19,12 @@ class WindowsDeviceSource : public DeviceSource {
   // Throws std::runtime_error when DXCore is missing or enumeration fails.
   std::vector<Device> Load() override;
   std::vector<std::string> Warnings() const override { return warnings_; }
+  std::vector<std::string> DebugLines() const override { return debug_; }
 
  private:
   std::unique_ptr<WindowsDiscovery> discovery_;
   std::vector<std::string> warnings_;
+  std::vector<std::string> debug_;
 };
 
 }  // namespace dxshim::devices::windows

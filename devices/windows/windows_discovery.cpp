@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "devices/windows/driver_store.h"
+#include "devices/windows/nvml_uuids.h"
 #include "devices/windows/pnp_devices.h"
 #include "devices/windows/registry_runtime_files.h"
 #include "devices/windows_adapter.h"
@@ -14,6 +15,7 @@ WindowsDiscoveryResult WindowsDiscovery::Discover() {
   WindowsDiscoveryResult result;
   const auto adapters = adapters_.Enumerate();
   const auto pnp = PnpDevicesByLuid();
+  std::vector<std::pair<std::size_t, std::string>> nvidia_bus_ids;  // device index, PCI address
   for (const auto& adapter : adapters) {
     const auto name = "adapter " + FormatLuid(adapter.luid) +
                       (adapter.description.empty() ? "" : " (" + adapter.description + ")");
@@ -45,10 +47,30 @@ WindowsDiscoveryResult WindowsDiscovery::Discover() {
       result.devices.push_back(MakeWindowsDevice(adapter, node->second, driver_store,
                                                  std::move(files.system32),
                                                  std::move(files.syswow64)));
+      if (result.devices.back().vendor_id == kNvidiaVendorId) {
+        nvidia_bus_ids.emplace_back(result.devices.size() - 1, NvmlPciBusId(node->second));
+      }
     } catch (const std::exception& e) {
       result.warnings.push_back("skipped " + name + ": " + e.what());
     }
   }
+  // NVIDIA GPUs' UUIDs (CUDA_VISIBLE_DEVICES in their containers), where NVML gives them.
+  std::vector<std::string> bus_ids;
+  for (const auto& [index, bus_id] : nvidia_bus_ids) {
+    if (bus_id.empty()) {
+      result.debug.push_back("no UUID for " + result.devices[index].id +
+                             ": its PnP device has no PCI bus number or address");
+    } else {
+      bus_ids.push_back(bus_id);
+    }
+  }
+  auto uuids = ReadNvmlUuids(bus_ids);
+  for (const auto& [index, bus_id] : nvidia_bus_ids) {
+    if (const auto found = uuids.by_bus_id.find(bus_id); found != uuids.by_bus_id.end()) {
+      result.devices[index].uuid = found->second;
+    }
+  }
+  for (auto& line : uuids.debug) result.debug.push_back(std::move(line));
   std::sort(result.devices.begin(), result.devices.end(),
             [](const Device& a, const Device& b) { return a.location_path < b.location_path; });
   return result;

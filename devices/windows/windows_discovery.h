@@ -1,6 +1,7 @@
 // Windows only: the node's GPUs, put together from DXCore (which adapters exist and what they
-// are), CfgMgr32 (their PnP device: id, location path, driver key), D3DKMT (DriverStore folder)
-// and the driver's CopyToVm* registry values (runtime files).
+// are), CfgMgr32 (their PnP device: id, location path, driver key, PCI address), D3DKMT
+// (DriverStore folder), the driver's CopyToVm* registry values (runtime files) and, for NVIDIA
+// GPUs, NVML (their UUIDs, matched by PCI address).
 #pragma once
 
 #include <string>
@@ -14,6 +15,7 @@ namespace dxshim::devices::windows {
 struct WindowsDiscoveryResult {
   std::vector<Device> devices;        // sorted by location path; integrated/detachable included
   std::vector<std::string> warnings;  // skipped adapters, refused registry values, ...
+  std::vector<std::string> debug;     // facts not found that change nothing else (NVIDIA UUIDs)
   bool in_container = false;          // DriverStore paths are a container's HostDriverStore view
 };
 

@@ -107,24 +107,28 @@ void ApplyPlanToJson(const InjectionPlan& plan, YAML::Node& container) {
     container["devices"][static_cast<std::size_t>(*plan.replace_index)] =
         DeviceNode(plan.replacement);
   }
-  if (!plan.add_devices.empty()) {
-    auto devices = container["devices"];
-    if (!devices.IsSequence()) devices = YAML::Node(YAML::NodeType::Sequence);
-    for (const auto& d : plan.add_devices) devices.push_back(DeviceNode(d));
-    container["devices"] = devices;
-  }
-  if (!plan.add_mounts.empty()) {
-    auto mounts = container["mounts"];
-    if (!mounts.IsSequence()) mounts = YAML::Node(YAML::NodeType::Sequence);
-    for (const auto& m : plan.add_mounts) {
-      YAML::Node n(YAML::NodeType::Map);
-      n["container_path"] = String(m.container_path());
-      n["host_path"] = String(m.host_path());
-      n["readonly"] = true;
-      mounts.push_back(n);
-    }
-    container["mounts"] = mounts;
-  }
+  // Each list the plan adds to: appended after what the config has, created if it has none.
+  const auto append = [&container](const char* list, const auto& entries, const auto& node_of) {
+    if (entries.empty()) return;
+    auto sequence = container[list];
+    if (!sequence.IsSequence()) sequence = YAML::Node(YAML::NodeType::Sequence);
+    for (const auto& entry : entries) sequence.push_back(node_of(entry));
+    container[list] = sequence;
+  };
+  append("devices", plan.add_devices, DeviceNode);
+  append("mounts", plan.add_mounts, [](const runtime::v1::Mount& m) {
+    YAML::Node n(YAML::NodeType::Map);
+    n["container_path"] = String(m.container_path());
+    n["host_path"] = String(m.host_path());
+    n["readonly"] = true;
+    return n;
+  });
+  append("envs", plan.add_envs, [](const runtime::v1::KeyValue& e) {
+    YAML::Node n(YAML::NodeType::Map);
+    n["key"] = String(e.key());
+    n["value"] = String(e.value());
+    return n;
+  });
   for (const auto& [section, entries] :
        {std::pair{"labels", &plan.labels}, std::pair{"annotations", &plan.annotations}}) {
     auto map = container[section];

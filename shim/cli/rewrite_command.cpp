@@ -97,6 +97,15 @@ runtime::v1::CreateContainerRequest ReadRequest(const YAML::Node& container,
           Text(Field(m, "container_path", "containerPath"), container_path, "mounts"));
     }
   }
+  const auto envs = container["envs"];
+  if (envs.IsDefined() && !envs.IsNull()) {
+    if (!envs.IsSequence()) throw UsageError(container_path + ": envs must be a list");
+    for (const auto& e : envs) {
+      auto& entry = *config.add_envs();
+      entry.set_key(Text(e["key"], container_path, "envs"));
+      entry.set_value(Text(e["value"], container_path, "envs"));
+    }
+  }
   ReadStringMap(container["labels"], *config.mutable_labels(), container_path, "labels");
   ReadStringMap(container["annotations"], *config.mutable_annotations(), container_path,
                 "annotations");
@@ -116,6 +125,7 @@ std::string CtrFlags(const InjectionPlan& plan) {
     out += "--mount type=bind,src=" + m.host_path() + ",dst=" + m.container_path() +
            ",options=rbind:ro\n";
   }
+  for (const auto& e : plan.add_envs) out += "--env " + e.key() + "=" + e.value() + "\n";
   return out;
 }
 

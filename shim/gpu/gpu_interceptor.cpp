@@ -144,8 +144,10 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
   ApplyPlan(decision.plan, *request.mutable_config());
   std::string rewritten;
   request.SerializeToString(&rewritten);
+  // What the container's dxshim.io/explanation says: the choice, the files and the environment.
   spdlog::info("CreateContainer {} {}: {}", PodName(request.sandbox_config()),
-               request.config().metadata().name(), decision.why);
+               request.config().metadata().name(),
+               decision.plan.annotations.at(kExplanationAnnotation));
   for (const auto& note : decision.plan.notes) spdlog::info("  {}", note);
   for (const auto& line : decision.reservation.considered) spdlog::debug("  {}", line);
   auto i = Interception::Replace(std::move(rewritten));

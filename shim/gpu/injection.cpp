@@ -4,6 +4,7 @@
 
 #include "devices/runtime_files.h"
 #include "shim/gpu/container_path.h"
+#include "shim/gpu/gpu_environment.h"
 
 namespace dxshim {
 namespace {
@@ -120,12 +121,30 @@ InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
       }
     }
   }
+  // The GPUs' environment; what the pod sets itself is its own.
+  auto env = GpuEnvironmentFor(devices);
+  std::string set, kept;
+  for (auto& variable : env.variables) {
+    const std::string& name = variable.first;
+    const bool pod_sets =
+        std::any_of(config.envs().begin(), config.envs().end(),
+                    [&](const auto& e) { return SamePath(e.key(), name, target); });
+    auto& list = pod_sets ? kept : set;
+    list += (list.empty() ? "" : ", ") + name;
+    if (pod_sets) continue;
+    runtime::v1::KeyValue kv;
+    kv.set_key(name);
+    kv.set_value(std::move(variable.second));
+    plan.add_envs.push_back(std::move(kv));
+  }
+  for (auto& note : env.notes) plan.notes.push_back(std::move(note));
   std::string joined;
   for (const auto& id : ids) joined += (joined.empty() ? "" : ",") + id;
   plan.labels[kDevicesLabel] = joined;
   plan.labels[kSharingLabel] = exclusive ? "exclusive" : "shared";
   plan.annotations[kExplanationAnnotation] =
-      explanation + "; " + std::to_string(plan.add_mounts.size()) + " runtime file(s)";
+      explanation + "; " + std::to_string(plan.add_mounts.size()) + " runtime file(s)" +
+      (set.empty() ? "" : "; env " + set) + (kept.empty() ? "" : "; kept the pod's own " + kept);
   return plan;
 }
 
@@ -135,6 +154,7 @@ void ApplyPlan(const InjectionPlan& plan, runtime::v1::ContainerConfig& config) 
   }
   for (const auto& d : plan.add_devices) *config.add_devices() = d;
   for (const auto& m : plan.add_mounts) *config.add_mounts() = m;
+  for (const auto& e : plan.add_envs) *config.add_envs() = e;
   for (const auto& [k, v] : plan.labels) (*config.mutable_labels())[k] = v;
   for (const auto& [k, v] : plan.annotations) (*config.mutable_annotations())[k] = v;
 }

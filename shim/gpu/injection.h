@@ -46,6 +46,7 @@ struct InjectionPlan {
   std::optional<int> replace_index;  // narrowing: config.devices[index] becomes replacement
   runtime::v1::Device replacement;
   std::vector<runtime::v1::Mount> add_mounts;
+  std::vector<runtime::v1::KeyValue> add_envs;  // gpu_environment.h, unless the pod sets them
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
   std::vector<std::string> notes;  // files skipped and why, for --explain and the log
@@ -68,9 +69,11 @@ bool NamesDevice(const runtime::v1::Device& entry, const devices::Device& device
 // True for "class/<GUID>" and "vpci-class-guid://<GUID>" entries (all GPUs of a class).
 bool IsClassDevice(const runtime::v1::Device& entry);
 
-// Devices (unless already in the config, or replacing the class device at `narrow_index`) and
-// the present runtime files of `devices`, each unless the config, or an earlier file, already
-// mounts its destination (compared as the runtime will see it: container_path.h).
+// Devices (unless already in the config, or replacing the class device at `narrow_index`), the
+// present runtime files of `devices`, each unless the config, or an earlier file, already mounts
+// its destination (compared as the runtime will see it: container_path.h), and the environment
+// that names the GPUs (gpu_environment.h), each variable unless the config sets it (by name,
+// case-insensitively on Windows, where the environment is).
 InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
                             const std::vector<devices::Device>& devices, bool exclusive,
                             const std::string& explanation, std::optional<int> narrow_index,

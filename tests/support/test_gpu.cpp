@@ -40,6 +40,8 @@ void WriteTestGpuInventory(const std::filesystem::path& inventory,
     dedicatedMemory: 16Gi
     driverVersion: '1.0'
 )"
+        // An NVML-form UUID, made of the bus and the index as the LUID is.
+        << "    uuid: GPU-00000000-0000-4000-8000-0000" << bus << "e2000" << i << "\n"
         << "    driverStore: '" << store.string() << R"('
     driverKey: ''
     present: true

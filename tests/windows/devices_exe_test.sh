@@ -9,10 +9,16 @@
 #    enumeration, merging and skipping run for real. Wine's CfgMgr32 has no GPU device nodes and
 #    its D3DKMT no adapters, so the PnP and DriverStore steps can only be compiled here; how their
 #    facts become a Device is unit-tested on Linux (WindowsAdapter tests in unit_tests).
-# usage: devices_exe_test.sh PATH/TO/dxshim-devices.exe PATH/TO/fake-dxcore.dll
+# 3. NVIDIA UUIDs (`nvml-uuids`, what `list` puts in each NVIDIA GPU's uuid): without nvml.dll
+#    none, and `list` is unchanged; with a stand-in nvml.dll (tests/windows/fake_nvml.cpp, two
+#    GPUs by PCI address: no NVIDIA driver here) the UUIDs matched by PCI address; with the
+#    stand-in failing nvmlInit_v2, none again and nothing else changes.
+# usage: devices_exe_test.sh PATH/TO/dxshim-devices.exe PATH/TO/fake-dxcore.dll PATH/TO/fake-nvml.dll
 set -uo pipefail
-exe=${1:?usage: devices_exe_test.sh dxshim-devices.exe fake-dxcore.dll}
-fake_dxcore=${2:?usage: devices_exe_test.sh dxshim-devices.exe fake-dxcore.dll}
+usage="usage: devices_exe_test.sh dxshim-devices.exe fake-dxcore.dll fake-nvml.dll"
+exe=${1:?$usage}
+fake_dxcore=${2:?$usage}
+fake_nvml=${3:?$usage}
 wine=$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)
 if [ ! -x "$wine" ]; then
   echo "devices_exe_test: cannot run: wine is not installed (apt-get install wine64); the reader was still compiled: $exe"
@@ -126,6 +132,36 @@ check "--output json writes an inventory" $([ "$json" = '{"devices": [
 ]}' ]; echo $?)
 "$wine" "$exe" list --output yaml >/dev/null 2>&1
 check "an unknown --output is a usage error (exit 2)" $([ $? = 2 ]; echo $?)
+
+# --- 3. NVIDIA UUIDs through NVML ---
+list_before=$("$wine" "$exe" list --output json 2>/dev/null | tr -d '\r')
+out=$("$wine" "$exe" nvml-uuids 3b:0.0 2>"$work/stderr6" | tr -d '\r')
+code=$?
+check "nvml-uuids without nvml.dll exits 0 and gives no UUID" $([ "$code" = 0 ] && [ "$out" = "3b:0.0 -" ]; echo $?)
+check "and says so in a debug line" \
+  $(tr -d '\r' <"$work/stderr6" | grep -qF 'debug: no NVIDIA UUIDs: nvml.dll could not be loaded from System32'; echo $?)
+cp "$fake_nvml" "$WINEPREFIX/drive_c/windows/system32/nvml.dll"
+out=$("$wine" "$exe" nvml-uuids 3b:0.0 86:0.0 99:0.0 2>"$work/stderr7" | tr -d '\r')
+code=$?
+expected="3b:0.0 GPU-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e
+86:0.0 GPU-1a2b3c4d-6e7f-4a8b-9c0d-e1f2a3b4c5d6
+99:0.0 -"
+check "with the stand-in nvml.dll: the UUIDs matched by PCI address, in the order asked" \
+  $([ "$code" = 0 ] && [ "$out" = "$expected" ]; echo $?)
+[ "$out" = "$expected" ] || diff <(echo "$expected") <(echo "$out")
+check "an address NVML does not know is said in a debug line" \
+  $(tr -d '\r' <"$work/stderr7" | grep -qF 'debug: no UUID for PCI 99:0.0: nvmlDeviceGetHandleByPciBusId_v2 failed (NVML error 6)'; echo $?)
+check "list with nvml.dll present still succeeds, unchanged (no GPU device nodes under wine)" \
+  $([ "$("$wine" "$exe" list --output json 2>/dev/null | tr -d '\r')" = "$list_before" ]; echo $?)
+out=$(DXSHIM_FAKE_NVML=init-fails "$wine" "$exe" nvml-uuids 3b:0.0 86:0.0 2>"$work/stderr8" | tr -d '\r')
+code=$?
+check "a failing nvmlInit_v2 gives no UUID and exits 0" \
+  $([ "$code" = 0 ] && [ "$out" = "3b:0.0 -
+86:0.0 -" ]; echo $?)
+check "and says why" \
+  $(tr -d '\r' <"$work/stderr8" | grep -qF 'debug: no NVIDIA UUIDs: nvmlInit_v2 failed (NVML error 9)'; echo $?)
+check "list with a failing nvml.dll: unchanged" \
+  $([ "$(DXSHIM_FAKE_NVML=init-fails "$wine" "$exe" list --output json 2>/dev/null | tr -d '\r')" = "$list_before" ]; echo $?)
 
 echo "$passes passed, $failures failed"
 [ "$failures" = 0 ]

@@ -1,0 +1,44 @@
+#include "shim/gpu/gpu_environment.h"
+
+#include <functional>
+
+namespace dxshim {
+namespace {
+
+std::string Join(const std::vector<devices::Device>& devices,
+                 const std::function<std::string(const devices::Device&)>& field) {
+  std::string out;
+  for (const auto& d : devices) out += (out.empty() ? "" : ",") + field(d);
+  return out;
+}
+
+}  // namespace
+
+GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices) {
+  GpuEnvironment env;
+  if (devices.empty()) return env;
+  std::vector<devices::Device> nvidia;
+  std::string without_uuid;
+  for (const auto& d : devices) {
+    if (d.vendor_id != devices::kNvidiaVendorId) continue;
+    nvidia.push_back(d);
+    if (d.uuid.empty()) without_uuid += (without_uuid.empty() ? "" : ", ") + d.id;
+  }
+  if (!nvidia.empty() && without_uuid.empty()) {
+    env.variables.emplace_back(kCudaVisibleDevicesEnv,
+                               Join(nvidia, [](const auto& d) { return d.uuid; }));
+  } else if (!without_uuid.empty()) {
+    env.notes.push_back(std::string(kCudaVisibleDevicesEnv) + " not set: no UUID known for " +
+                        without_uuid);
+  }
+  env.variables.emplace_back(
+      "DXSHIM_GPU_LUIDS", Join(devices, [](const auto& d) { return devices::FormatLuid(d.luid); }));
+  env.variables.emplace_back("DXSHIM_GPU_LOCATION_PATHS",
+                             Join(devices, [](const auto& d) { return d.location_path; }));
+  env.variables.emplace_back("DXSHIM_GPU_VENDOR_IDS", Join(devices, [](const auto& d) {
+                               return devices::HexNumber(d.vendor_id, 4);
+                             }));
+  return env;
+}
+
+}  // namespace dxshim

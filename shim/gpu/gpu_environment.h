@@ -1,0 +1,32 @@
+// The environment variables that tell a container which GPUs it was given, in forms its apps and
+// runtimes understand. Windows lists every GPU of the host in a process-isolated container
+// (microsoft/Windows-Containers#333), so the container must be told which ones are its own.
+//   CUDA_VISIBLE_DEVICES       GPU-<uuid>,...  NVIDIA GPUs, when each one given has a known UUID
+//                              (CUDA takes UUIDs there, so it holds however many GPUs are shown)
+//   DXSHIM_GPU_LUIDS           0xHIGH:0xLOW,... as DXGI EnumAdapterByLuid / DXCore
+//                              GetAdapterByLuid take them (a process-isolated container shares
+//                              the host's kernel, so these are the LUIDs it sees)
+//   DXSHIM_GPU_LOCATION_PATHS  the PnP location paths (the device nodes on the linux target)
+//   DXSHIM_GPU_VENDOR_IDS      0x10de,...
+// Each lists the GPUs in allocation order. No index-based variable: the order in which a
+// container's runtime numbers GPUs is not dxshim's to know.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "devices/device.h"
+
+namespace dxshim {
+
+inline constexpr char kCudaVisibleDevicesEnv[] = "CUDA_VISIBLE_DEVICES";
+
+struct GpuEnvironment {
+  std::vector<std::pair<std::string, std::string>> variables;  // in the order above
+  std::vector<std::string> notes;                              // what was not set and why
+};
+
+GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices);
+
+}  // namespace dxshim
