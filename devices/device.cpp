@@ -53,7 +53,8 @@ bool IsNvmlGpuUuid(std::string_view text) {
     }
     if (text.size() < kGroups[g]) return false;
     for (std::size_t i = 0; i < kGroups[g]; ++i) {
-      if (!std::isxdigit(static_cast<unsigned char>(text[i]))) return false;
+      const auto c = static_cast<unsigned char>(text[i]);
+      if (!std::isdigit(c) && (c < 'a' || c > 'f')) return false;  // NVML writes lower case
     }
     text.remove_prefix(kGroups[g]);
   }

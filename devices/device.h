@@ -65,7 +65,7 @@ std::string VendorName(std::uint16_t vendor_id);
 
 inline constexpr std::uint16_t kNvidiaVendorId = 0x10de;
 
-// Whether `text` has the form of an NVML GPU UUID: "GPU-" and 8-4-4-4-12 hex digits.
+// Whether `text` has the form of an NVML GPU UUID: "GPU-" and 8-4-4-4-12 lower-case hex digits.
 bool IsNvmlGpuUuid(std::string_view text);
 
 // "0x" and `digits` lower-case hex digits, the way inventories write ids.

@@ -193,7 +193,9 @@ class Reader {
     d.uuid = String(node, "uuid", field, false);
     if (!d.uuid.empty() && !IsNvmlGpuUuid(d.uuid)) {
       Fail(node["uuid"], field + ".uuid",
-           "'" + d.uuid + "' is not an NVML GPU UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
+           "'" + d.uuid +
+               "' is not an NVML GPU UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, lower-case "
+               "hex)");
     }
     d.driver_store = String(node, "driverStore", field, false);
     d.driver_key = String(node, "driverKey", field, false);

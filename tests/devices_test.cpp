@@ -139,9 +139,9 @@ TEST(Inventory, EveryExampleRoundTripsThroughYamlAndJson) {
 
 TEST(Inventory, NvmlGpuUuidForm) {
   EXPECT_TRUE(IsNvmlGpuUuid("GPU-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e"));
-  EXPECT_TRUE(IsNvmlGpuUuid("GPU-8D3B2C1E-5F6A-4B7C-9D8E-0F1A2B3C4D5E"));
   for (const char* bad :
        {"", "GPU-", "gpu-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e",
+        "GPU-8D3B2C1E-5F6A-4B7C-9D8E-0F1A2B3C4D5E",  // NVML writes lower case
         "GPU-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e0", "GPU-8d3b2c1e5f6a-4b7c-9d8e-0f1a2b3c4d5e-",
         "GPU-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5 "}) {
     EXPECT_FALSE(IsNvmlGpuUuid(bad)) << bad;
@@ -209,7 +209,7 @@ TEST(Inventory, ErrorsNameFileLineAndField) {
        "devices[0].uuid: 'MIG-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e' is not an NVML GPU UUID"},
       {"    class: display",
        "    class: display\n    uuid: GPU-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5g",
-       "is not an NVML GPU UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)"},
+       "is not an NVML GPU UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, lower-case hex)"},
   };
   for (const auto& c : cases) {
     std::string yaml = kValid;
