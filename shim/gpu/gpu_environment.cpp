@@ -17,19 +17,20 @@ std::string Join(const std::vector<devices::Device>& devices,
 GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices) {
   GpuEnvironment env;
   if (devices.empty()) return env;
-  std::vector<devices::Device> nvidia;
-  std::string without_uuid;
+  std::string cuda, without_uuid;
   for (const auto& d : devices) {
     if (d.vendor_id != devices::kNvidiaVendorId) continue;
-    nvidia.push_back(d);
-    if (d.uuid.empty()) without_uuid += (without_uuid.empty() ? "" : ", ") + d.id;
+    if (d.uuid.empty()) {
+      without_uuid += (without_uuid.empty() ? "" : ", ") + d.id;
+    } else {
+      cuda += (cuda.empty() ? "" : ",") + d.uuid;
+    }
   }
-  if (!nvidia.empty() && without_uuid.empty()) {
-    env.variables.emplace_back(kCudaVisibleDevicesEnv,
-                               Join(nvidia, [](const auto& d) { return d.uuid; }));
-  } else if (!without_uuid.empty()) {
+  if (!without_uuid.empty()) {
     env.notes.push_back(std::string(kCudaVisibleDevicesEnv) + " not set: no UUID known for " +
                         without_uuid);
+  } else if (!cuda.empty()) {
+    env.variables.emplace_back(kCudaVisibleDevicesEnv, std::move(cuda));
   }
   env.variables.emplace_back(
       "DXSHIM_GPU_LUIDS", Join(devices, [](const auto& d) { return devices::FormatLuid(d.luid); }));

@@ -126,9 +126,11 @@ InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
   std::string set, kept;
   for (auto& variable : env.variables) {
     const std::string& name = variable.first;
-    const bool pod_sets =
-        std::any_of(config.envs().begin(), config.envs().end(),
-                    [&](const auto& e) { return SamePath(e.key(), name, target); });
+    // Windows' environment names ignore case; Linux's do not.
+    const bool pod_sets = std::any_of(
+        config.envs().begin(), config.envs().end(), [&](const runtime::v1::KeyValue& e) {
+          return Windows(target) ? devices::EqualsIgnoreCase(e.key(), name) : e.key() == name;
+        });
     auto& list = pod_sets ? kept : set;
     list += (list.empty() ? "" : ", ") + name;
     if (pod_sets) continue;
