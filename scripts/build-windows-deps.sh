@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Cross-builds, with Debian 12's mingw-w64 (posix threads), the libraries dxshim.exe links, from
-# Debian 12's own source packages at the versions the Linux build uses: zlib, OpenSSL (gRPC's
-# security layer), c-ares, abseil, RE2, protobuf, gRPC, yaml-cpp, fmt, spdlog,
-# Boost.Program_options, and prometheus-cpp's core with civetweb for the metrics endpoint. Nothing comes from anywhere but Debian's archive, nothing is vendored in
-# the repository. Only the libraries are built (no tools, tests or examples).
+# Debian 12's own source packages at the versions the Linux build uses: zlib, c-ares, abseil, RE2,
+# protobuf, gRPC (its unsecure C++ library only: dxshim uses no TLS, so neither OpenSSL nor gRPC's
+# secure core is built; scripts/grpc-unsecure/), yaml-cpp, fmt, spdlog, Boost.Program_options, and
+# prometheus-cpp's core with civetweb for the metrics endpoint. Nothing comes from anywhere but
+# Debian's archive, nothing is vendored in the repository. Only the libraries dxshim.exe links are
+# built (no tools, tests or examples).
 #
 # The result is a static prefix under /var/cache/dxshim/, keyed by the versions and by this
 # script's and the toolchain file's contents, so a second run reuses it. Prints the prefix on its
@@ -17,7 +19,6 @@ jobs=$(nproc)
 # source package=version, and the directory apt-get source unpacks it into.
 sources=(
   "zlib=1:1.2.13.dfsg-1 zlib-1.2.13.dfsg"
-  "openssl=3.0.20-1~deb12u2 openssl-3.0.20"
   "c-ares=1.18.1-3 c-ares-1.18.1"
   "abseil=20220623.1-1+deb12u2 abseil-20220623.1"
   "re2=20220601+dfsg-1 re2-20220601+dfsg"
@@ -32,7 +33,11 @@ sources=(
 )
 
 patches=("$here"/patches/*.patch)
-key=$( (printf '%s\n' "${sources[@]}"; cat "$0" "$toolchain" "${patches[@]}") | sha256sum | cut -c1-16)
+# The key covers every input of the build: versions, this script, the toolchain file, the patches
+# and the gRPC subset's CMake project.
+grpc_subset="$here/grpc-unsecure"
+key=$( (printf '%s\n' "${sources[@]}"; cat "$0" "$toolchain" "${patches[@]}" "$grpc_subset"/*) |
+  sha256sum | cut -c1-16)
 prefix="$cache/mingw-$key"
 if [ -f "$prefix/.complete" ]; then
   echo "Windows dependencies: cached"
@@ -65,13 +70,14 @@ log() { echo "[$(date +%T)] $*"; }
 built() { [ -f "$prefix/.built-$1" ]; }
 stamp() { touch "$prefix/.built-$1"; rm -rf "$cache/build/$1"; }
 
-# CMake packages: SRC (relative to src/), then cache variables.
+# CMake packages: SRC (relative to src/, or absolute), then cache variables.
 cmake_package() {
   local name=$1 src=$2
   shift 2
   built "$name" && return 0
   log "building $name"
-  cmake -S "$cache/src/$src" -B "$cache/build/$name" -G Ninja -Wno-dev \
+  [[ $src == /* ]] || src="$cache/src/$src"
+  cmake -S "$src" -B "$cache/build/$name" -G Ninja -Wno-dev \
     -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DDXSHIM_MINGW_PREFIX="$prefix" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_PREFIX_PATH="$prefix" \
     -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=OFF -DCMAKE_CXX_STANDARD=17 \
@@ -100,19 +106,6 @@ log "building zlib"
 stamp zlib
 }
 
-built openssl || {
-log "building openssl"
-# (Commands in a subshell on the left of || do not stop at a failure under set -e: chained.)
-(
-  rm -rf "$cache/build/openssl" && mkdir "$cache/build/openssl" && cd "$cache/build/openssl" &&
-    "$cache/src/openssl-3.0.20/Configure" mingw64 --cross-compile-prefix=x86_64-w64-mingw32- \
-      --prefix="$prefix" --libdir=lib no-shared no-tests no-module no-legacy \
-      CC=gcc-posix CXX=g++-posix &&
-    make -j "$jobs" build_libs && make install_dev
-) >"$cache/build/openssl.log" 2>&1 || { tail -40 "$cache/build/openssl.log"; exit 1; }
-stamp openssl
-}
-
 # c-ares 1.18.1 uses INADDRSZ, which only glibc's <arpa/nameser_compat.h> defines (the size of an
 # IPv4 address, NS_INADDRSZ); on Windows it is defined here instead of patching the source.
 cmake_package c-ares c-ares-1.18.1 -DCARES_STATIC=ON -DCARES_SHARED=OFF -DCARES_BUILD_TOOLS=OFF \
@@ -138,11 +131,12 @@ if ! patch -d "$cache/src/grpc-1.51.1" -p1 -R --dry-run -s -f <"$grpc_patch" >/d
   patch -d "$cache/src/grpc-1.51.1" -p1 -s -f <"$grpc_patch"
 fi
 for p in CPP CSHARP NODE OBJECTIVE_C PHP PYTHON RUBY; do plugins+=("-DgRPC_BUILD_GRPC_${p}_PLUGIN=OFF"); done
-cmake_package grpc grpc-1.51.1 -DgRPC_INSTALL=ON -DgRPC_BUILD_TESTS=OFF -DgRPC_BUILD_CODEGEN=OFF \
-  -DgRPC_BUILD_CSHARP_EXT=OFF "${plugins[@]}" -DgRPC_ZLIB_PROVIDER=package \
-  -DgRPC_CARES_PROVIDER=package -DgRPC_RE2_PROVIDER=package -DgRPC_SSL_PROVIDER=package \
+# Only what dxshim.exe links: grpc++_unsecure and its libraries (see scripts/grpc-unsecure/).
+cmake_package grpc "$grpc_subset" -DDXSHIM_GRPC_SOURCE="$cache/src/grpc-1.51.1" \
+  -DgRPC_BUILD_TESTS=OFF -DgRPC_BUILD_CODEGEN=OFF -DgRPC_BUILD_CSHARP_EXT=OFF "${plugins[@]}" \
+  -DgRPC_ZLIB_PROVIDER=package -DgRPC_CARES_PROVIDER=package -DgRPC_RE2_PROVIDER=package \
   -DgRPC_PROTOBUF_PROVIDER=package -DgRPC_PROTOBUF_PACKAGE_TYPE=CONFIG \
-  -DgRPC_ABSL_PROVIDER=package -DOPENSSL_ROOT_DIR="$prefix" -DZLIB_ROOT="$prefix"
+  -DgRPC_ABSL_PROVIDER=package -DZLIB_ROOT="$prefix"
 cmake_package yaml-cpp yaml-cpp-0.7.0+dfsg -DYAML_CPP_BUILD_TESTS=OFF -DYAML_CPP_BUILD_TOOLS=OFF \
   -DYAML_CPP_BUILD_CONTRIB=OFF -DYAML_BUILD_SHARED_LIBS=OFF
 cmake_package fmt fmtlib-9.1.0+ds1 -DFMT_TEST=OFF -DFMT_DOC=OFF
