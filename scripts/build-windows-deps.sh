@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Cross-builds, with Debian 12's mingw-w64 (posix threads), the libraries dxshim.exe links, from
-# Debian 12's own source packages at the versions the Linux build uses: zlib, c-ares, abseil, RE2,
+# Debian 12's own source packages at the versions the Linux build uses: zlib, c-ares, abseil,
 # protobuf, gRPC (its unsecure C++ library only: dxshim uses no TLS, so neither OpenSSL nor gRPC's
-# secure core is built; scripts/grpc-unsecure/), yaml-cpp, fmt, spdlog, Boost.Program_options, and
+# secure core, nor RE2 that only its xDS matchers use, is built; scripts/grpc-unsecure/), yaml-cpp, fmt, spdlog, Boost.Program_options, and
 # prometheus-cpp's core with civetweb for the metrics endpoint. Nothing comes from anywhere but
 # Debian's archive, nothing is vendored in the repository. Only the libraries dxshim.exe links are
 # built (no tools, tests or examples).
@@ -21,7 +21,6 @@ sources=(
   "zlib=1:1.2.13.dfsg-1 zlib-1.2.13.dfsg"
   "c-ares=1.18.1-3 c-ares-1.18.1"
   "abseil=20220623.1-1+deb12u2 abseil-20220623.1"
-  "re2=20220601+dfsg-1 re2-20220601+dfsg"
   "protobuf=3.21.12-3+deb12u1 protobuf-3.21.12"
   "grpc=1.51.1-3 grpc-1.51.1"
   "yaml-cpp=0.7.0+dfsg-8 yaml-cpp-0.7.0+dfsg"
@@ -112,14 +111,6 @@ cmake_package c-ares c-ares-1.18.1 -DCARES_STATIC=ON -DCARES_SHARED=OFF -DCARES_
   -DCARES_BUILD_TESTS=OFF -DCMAKE_C_FLAGS=-DINADDRSZ=4
 cmake_package abseil abseil-20220623.1 -DABSL_PROPAGATE_CXX_STD=ON -DBUILD_TESTING=OFF \
   -DABSL_ENABLE_INSTALL=ON
-# The dfsg tarball leaves out RE2's generated tables; Debian's build makes them (REBUILD_TABLES)
-# from unicode-data, and so does this one, with the same generators.
-re2="$cache/src/re2-20220601+dfsg/re2"
-[ -f "$re2/perl_groups.cc" ] || perl "$re2/make_perl_groups.pl" >"$re2/perl_groups.cc"
-for t in casefold groups; do
-  [ -f "$re2/unicode_$t.cc" ] || (cd "$re2/.." && python3 "re2/make_unicode_$t.py" >"re2/unicode_$t.cc")
-done
-cmake_package re2 re2-20220601+dfsg -DRE2_BUILD_TESTING=OFF
 cmake_package protobuf protobuf-3.21.12 -Dprotobuf_BUILD_TESTS=OFF \
   -Dprotobuf_BUILD_PROTOC_BINARIES=OFF -Dprotobuf_BUILD_LIBPROTOC=OFF -Dprotobuf_WITH_ZLIB=OFF \
   -Dprotobuf_BUILD_EXAMPLES=OFF
@@ -134,9 +125,8 @@ for p in CPP CSHARP NODE OBJECTIVE_C PHP PYTHON RUBY; do plugins+=("-DgRPC_BUILD
 # Only what dxshim.exe links: grpc++_unsecure and its libraries (see scripts/grpc-unsecure/).
 cmake_package grpc "$grpc_subset" -DDXSHIM_GRPC_SOURCE="$cache/src/grpc-1.51.1" \
   -DgRPC_BUILD_TESTS=OFF -DgRPC_BUILD_CODEGEN=OFF -DgRPC_BUILD_CSHARP_EXT=OFF "${plugins[@]}" \
-  -DgRPC_ZLIB_PROVIDER=package -DgRPC_CARES_PROVIDER=package -DgRPC_RE2_PROVIDER=package \
-  -DgRPC_PROTOBUF_PROVIDER=package -DgRPC_PROTOBUF_PACKAGE_TYPE=CONFIG \
-  -DgRPC_ABSL_PROVIDER=package -DZLIB_ROOT="$prefix"
+  -DgRPC_ZLIB_PROVIDER=package -DgRPC_CARES_PROVIDER=package -DgRPC_PROTOBUF_PROVIDER=package \
+  -DgRPC_PROTOBUF_PACKAGE_TYPE=CONFIG -DgRPC_ABSL_PROVIDER=package -DZLIB_ROOT="$prefix"
 cmake_package yaml-cpp yaml-cpp-0.7.0+dfsg -DYAML_CPP_BUILD_TESTS=OFF -DYAML_CPP_BUILD_TOOLS=OFF \
   -DYAML_CPP_BUILD_CONTRIB=OFF -DYAML_BUILD_SHARED_LIBS=OFF
 cmake_package fmt fmtlib-9.1.0+ds1 -DFMT_TEST=OFF -DFMT_DOC=OFF

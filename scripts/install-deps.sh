@@ -12,7 +12,7 @@ packages=(
   containerd runc busybox-static
   g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev
   systemd python3 python3-yaml
-  dpkg-dev patch unicode-data
+  dpkg-dev patch
 )
 command -v npm >/dev/null || packages+=(npm)
 missing=()
