@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Cross-builds, with Debian 12's mingw-w64 (posix threads), the libraries dxshim.exe links, from
 # Debian 12's own source packages at the versions the Linux build uses: zlib, c-ares, abseil,
-# protobuf, gRPC (its unsecure C++ library only: dxshim uses no TLS, so neither OpenSSL nor gRPC's
-# secure core, nor RE2 that only its xDS matchers use, is built; scripts/grpc-unsecure/), yaml-cpp, fmt, spdlog, Boost.Program_options, and
-# prometheus-cpp's core with civetweb for the metrics endpoint. Nothing comes from anywhere but
-# Debian's archive, nothing is vendored in the repository. Only the libraries dxshim.exe links are
-# built (no tools, tests or examples).
+# protobuf, gRPC, yaml-cpp, fmt, spdlog, Boost.Program_options, and prometheus-cpp's core with
+# civetweb for the metrics endpoint. Nothing comes from anywhere but Debian's archive, nothing is
+# vendored in the repository. Only what dxshim.exe links is built (no tools, tests or examples):
+# of gRPC, its unsecure C++ library (scripts/grpc-unsecure/), since dxshim uses no TLS, so neither
+# OpenSSL nor gRPC's secure core, nor RE2 that only that core uses, is built.
 #
-# The result is a static prefix under /var/cache/dxshim/, keyed by the versions and by this
-# script's and the toolchain file's contents, so a second run reuses it. Prints the prefix on its
-# last line. Run as root (apt-get).
+# The result is a static prefix under /var/cache/dxshim/, keyed by the versions and by the contents
+# of this script, the toolchain file, the patches and scripts/grpc-unsecure/, so a second run
+# reuses it. Prints the prefix on its last line (and only that with --prefix). Run as root
+# (apt-get).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 toolchain="$here/mingw-w64-toolchain.cmake"
@@ -38,6 +39,11 @@ grpc_subset="$here/grpc-unsecure"
 key=$( (printf '%s\n' "${sources[@]}"; cat "$0" "$toolchain" "${patches[@]}" "$grpc_subset"/*) |
   sha256sum | cut -c1-16)
 prefix="$cache/mingw-$key"
+# --prefix: only print the prefix this run would build or reuse (tests/windows/deps_key_test.sh).
+if [ "${1:-}" = --prefix ]; then
+  echo "$prefix"
+  exit 0
+fi
 if [ -f "$prefix/.complete" ]; then
   echo "Windows dependencies: cached"
   echo "$prefix"

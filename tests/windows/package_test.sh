@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/package-windows.sh: the release zip holds exactly the files deploy/windows/install.ps1
 # expects beside itself, the very binaries the windows-mingw build made and the Windows example
-# configuration, and stays under 40 MiB.
+# configuration, carries no TLS library, and stays under 40 MiB.
 # usage: package_test.sh SOURCE_DIR VERSION
 set -uo pipefail
 src=${1:?usage: package_test.sh SOURCE_DIR VERSION}
@@ -38,6 +38,9 @@ check "dxshim.yaml is the Windows example configuration" \
   $(cmp -s "$work/unpacked/dxshim.yaml" "$src/deploy/examples/dxshim-windows.yaml"; echo $?)
 check "README.txt names the version and no placeholder is left" \
   $(grep -qF "dxshim $version for Windows" "$work/unpacked/README.txt" && ! grep -q '@' "$work/unpacked/README.txt"; echo $?)
+# dxshim uses no TLS: gRPC's unsecure library is linked, and OpenSSL, which announces itself in
+# its version text, is not (scripts/grpc-unsecure/).
+check "dxshim.exe carries no OpenSSL" $(! grep -qa 'OpenSSL' "$work/unpacked/dxshim.exe"; echo $?)
 size=$(stat -c %s "$zip")
 check "the zip is under 40 MiB ($size bytes)" $([ "$size" -lt $((40 << 20)) ]; echo $?)
 [ "$failures" = 0 ] && echo "all passed"
