@@ -281,7 +281,7 @@ std::string ParseMetricsListen(std::string_view text) {
     return ConfigError(message.append("), e.g. 127.0.0.1:9464 or [::1]:9464"));
   };
   if (text.starts_with("unix:")) {
-    throw bad("unix sockets are not served: Debian's civetweb is built without them");
+    throw bad("unix sockets are not served: Prometheus and kubelet's probes speak TCP");
   }
   const auto colon = text.rfind(':');
   if (colon == std::string_view::npos) throw bad("no port");

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Cross-builds, with Debian 12's mingw-w64 (posix threads), the libraries dxshim.exe links, from
 # Debian 12's own source packages at the versions the Linux build uses: zlib, c-ares, abseil,
-# protobuf, gRPC, yaml-cpp, fmt, spdlog, Boost.Program_options, and prometheus-cpp's core with
-# civetweb for the metrics endpoint. Nothing comes from anywhere but Debian's archive, nothing is
+# protobuf, gRPC, yaml-cpp, fmt, spdlog, Boost.Program_options, and prometheus-cpp's core for the
+# metrics endpoint. Nothing comes from anywhere but Debian's archive, nothing is
 # vendored in the repository. Only what dxshim.exe links is built (no tools, tests or examples):
 # of gRPC, its unsecure C++ library (scripts/grpc-unsecure/), since dxshim uses no TLS, so neither
 # OpenSSL nor gRPC's secure core, nor RE2 that only that core uses, is built.
@@ -29,7 +29,6 @@ sources=(
   "spdlog=1:1.10.0+ds-0.4 spdlog-1.10.0+ds"
   "boost1.74=1.74.0+ds1-21 boost1.74-1.74.0+ds1"
   "prometheus-cpp=1.0.1-1 prometheus-cpp-1.0.1"
-  "civetweb=1.15+dfsg-4 civetweb-1.15+dfsg"
 )
 
 patches=("$here"/patches/*.patch)
@@ -162,32 +161,10 @@ log "building boost program_options"
 stamp boost
 }
 
-# The metrics endpoint: prometheus-cpp's core (metrics and text format; its pull library would bring
-# an HTTP server without /healthz or /readyz, so dxshim serves with civetweb itself).
+# The metrics endpoint's metrics and text format: prometheus-cpp's core (dxshim serves HTTP itself).
 cmake_package prometheus-cpp prometheus-cpp-1.0.1 -DENABLE_PULL=OFF -DENABLE_PUSH=OFF \
   -DENABLE_COMPRESSION=OFF -DENABLE_TESTING=OFF -DUSE_THIRDPARTY_LIBRARIES=OFF \
   -DGENERATE_PKGCONFIG=OFF -DOVERRIDE_CXX_STANDARD_FLAGS=OFF
-
-built civetweb || {
-log "building civetweb"
-(
-  # civetweb is one C file. No TLS, CGI or page cache: dxshim only registers handlers, and sets no
-  # document root, so no file is ever served.
-  civetweb="$cache/src/civetweb-1.15+dfsg" &&
-    # Our fix to its Windows poll() under wine (see the patch's header), once.
-    civetweb_patch="$here/patches/civetweb-1.15-windows-select-once.patch" &&
-    { patch -d "$civetweb" -p1 -R --dry-run -s -f <"$civetweb_patch" >/dev/null 2>&1 ||
-      patch -d "$civetweb" -p1 -s -f <"$civetweb_patch"; } &&
-    rm -rf "$cache/build/civetweb" && mkdir -p "$cache/build/civetweb" &&
-    cd "$cache/build/civetweb" &&
-    x86_64-w64-mingw32-gcc-posix -O2 -DNDEBUG -DNO_SSL -DNO_CGI -DNO_CACHING -DUSE_IPV6 \
-      -I"$civetweb/include" -c "$civetweb/src/civetweb.c" -o civetweb.o &&
-    x86_64-w64-mingw32-gcc-ar-posix rcs libcivetweb.a civetweb.o &&
-    cp "$civetweb/include/civetweb.h" "$prefix/include/" &&
-    cp libcivetweb.a "$prefix/lib/"
-) >"$cache/build/civetweb.log" 2>&1 || { tail -20 "$cache/build/civetweb.log"; exit 1; }
-stamp civetweb
-}
 
 touch "$prefix/.complete"
 log "done: $(du -sh "$prefix" | cut -f1) in $prefix"

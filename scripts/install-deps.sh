@@ -8,7 +8,7 @@ packages=(
   g++ cmake ninja-build pkg-config libc6-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libboost-program-options-dev libspdlog-dev libyaml-cpp-dev libgtest-dev libbenchmark-dev
-  prometheus-cpp-dev libcivetweb-dev prometheus
+  prometheus-cpp-dev prometheus
   containerd runc busybox-static
   g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev
   systemd python3 python3-yaml

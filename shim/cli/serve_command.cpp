@@ -285,8 +285,7 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
   ready();
   spdlog::info("stopping: {}", stop.Wait());
   if (plugin) plugin->Stop();
-  // civetweb takes up to 2 s to stop (its threads poll in 2 s quanta): alongside the relay's
-  // shutdown, not after it.
+  // The endpoint stops within its 0.1 s tick: alongside the relay's shutdown, not after it.
   std::thread stop_http([&http] { http.reset(); });
   server.Shutdown();
   stop_http.join();

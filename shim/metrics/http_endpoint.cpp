@@ -1,104 +1,306 @@
 #include "shim/metrics/http_endpoint.h"
 
-#include <civetweb.h>
 #include <spdlog/spdlog.h>
 
-#include <mutex>
+#include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <string_view>
+
+#include "shim/metrics/fault_log.h"
+#include "shim/metrics/http_request.h"
+#include "shim/socket_bridge/socket_api.h"
 
 namespace dxshim::metrics {
 namespace {
 
-void Respond(mg_connection* conn, int status, std::string_view reason, std::string_view type,
-             const std::string& body, bool head) {
+namespace sb = socket_bridge;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr milliseconds kTick{100};           // the longest wait: how soon a stop is seen
+constexpr milliseconds kLinger{1000};        // reading what follows an answer before closing
+constexpr std::size_t kAcceptsPerTick = 16;  // fewer than max_per_peer: see Accept()
+constexpr std::size_t kReadChunk = 4096;
+
+std::string Response(int status, std::string_view reason, std::string_view type,
+                     const std::string& body, bool head) {
   std::string response = "HTTP/1.1 " + std::to_string(status) + " ";
   response.append(reason).append("\r\nContent-Type: ").append(type);
   response.append("\r\nContent-Length: ").append(std::to_string(body.size()));
   response.append("\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n");
   if (!head) response += body;
-  mg_write(conn, response.data(), response.size());
+  return response;
 }
 
-int LogToSpdlog(const mg_connection* /*conn*/, const char* message) {
-  spdlog::warn("metrics endpoint: {}", message);
-  return 1;
+std::string PlainResponse(int status, std::string_view reason, const std::string& body,
+                          bool head = false) {
+  return Response(status, reason, "text/plain; charset=utf-8", body, head);
+}
+
+std::string Answer(const HttpHandlers& handlers, const HttpRequestReader& request) {
+  const bool head = request.method() == "HEAD";
+  if (request.method() != "GET" && !head) {
+    return PlainResponse(405, "Method Not Allowed", "only GET and HEAD\n");
+  }
+  const auto& path = request.path();
+  try {
+    if (path == "/metrics") {
+      return Response(200, "OK", "text/plain; version=0.0.4; charset=utf-8", handlers.metrics(),
+                      head);
+    }
+    if (path == "/healthz") return PlainResponse(200, "OK", "ok\n", head);
+    if (path == "/readyz") {
+      const auto missing = handlers.not_ready();
+      if (missing.empty()) return PlainResponse(200, "OK", "ready\n", head);
+      std::string body = "not ready:\n";
+      for (const auto& line : missing) body += "  " + line + "\n";
+      return PlainResponse(503, "Service Unavailable", body, head);
+    }
+  } catch (const std::exception& e) {
+    return PlainResponse(500, "Internal Server Error", std::string(e.what()) + "\n", head);
+  }
+  return PlainResponse(404, "Not Found", "dxshim serves /metrics, /healthz and /readyz\n", head);
+}
+
+// "HOST:PORT" with an IPv6 HOST in brackets, as config/serve_config.cpp accepts it.
+void SplitListen(const std::string& listen, std::string& host, std::uint16_t& port) {
+  const auto colon = listen.rfind(':');
+  if (colon == std::string::npos) {
+    throw std::runtime_error("cannot serve metrics on " + listen + ": not HOST:PORT");
+  }
+  host = listen.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  const auto number = std::stoul(listen.substr(colon + 1));
+  if (number > 65535) throw std::runtime_error("cannot serve metrics on " + listen + ": port");
+  port = static_cast<std::uint16_t>(number);
 }
 
 }  // namespace
 
-HttpEndpoint::HttpEndpoint(const std::string& listen, HttpHandlers handlers)
-    : handlers_(std::move(handlers)) {
-  static std::once_flag init;
-  std::call_once(init, [] { mg_init_library(0); });
-  const char* options[] = {
-      "listening_ports", listen.c_str(),      "num_threads", "2",    "request_timeout_ms",
-      "10000",           "enable_keep_alive", "no",          nullptr};
-  mg_callbacks callbacks{};
-  callbacks.log_message = LogToSpdlog;
-  mg_init_data init_data{};
-  init_data.callbacks = &callbacks;
-  init_data.configuration_options = options;
-  mg_error_data error{};
-  char message[256] = {};
-  unsigned code = 0;
-  error.code = &code;
-  error.text = message;
-  error.text_buffer_size = sizeof(message);
-  context_ = mg_start2(&init_data, &error);
-  if (context_ == nullptr) {
-    throw std::runtime_error("cannot serve metrics on " + listen + ": " +
-                             (message[0] != '\0' ? message : "civetweb could not start"));
+class HttpEndpoint::Server {
+ public:
+  Server(const std::string& listen, HttpHandlers handlers, HttpLimits limits)
+      : handlers_(std::move(handlers)),
+        limits_(limits),
+        faults_([](const std::string& line) { spdlog::warn("{}", line); }) {
+    std::string host;
+    std::uint16_t port = 0;
+    SplitListen(listen, host, port);
+    std::string error;
+    listener_ = sb::ListenTcp(host, port, port_, error);
+    if (!listener_.valid() || !sb::SetNonBlocking(listener_.get())) {
+      throw std::runtime_error("cannot serve metrics on " + listen + ": " +
+                               (error.empty() ? sb::LastSocketError() : error));
+    }
   }
-  for (const char* path : {"/metrics$", "/healthz$", "/readyz$"}) {
-    mg_set_request_handler(context_, path, &HttpEndpoint::Handle, this);
+
+  std::uint16_t port() const { return port_; }
+
+  void Run(const std::atomic<bool>& stop) {
+    std::vector<sb::PollEntry> entries;
+    while (!stop.load()) {
+      entries.clear();
+      entries.push_back({listener_.get(), true, false});
+      for (const auto& c : connections_) {
+        entries.push_back(
+            {c->socket.get(), c->phase != Phase::kWriting, c->phase == Phase::kWriting});
+      }
+      if (!sb::Poll(entries, NextWait())) {
+        spdlog::error("metrics endpoint: waiting on its sockets failed: {}", sb::LastSocketError());
+        return;
+      }
+      const auto now = Clock::now();
+      // The connections polled are the first ones of connections_, in order; Accept() appends.
+      for (std::size_t i = 0; i + 1 < entries.size(); ++i) {
+        auto& c = *connections_[i];
+        if (entries[i + 1].readable || entries[i + 1].writable) Progress(c, now);
+      }
+      Expire(now);
+      if (entries[0].readable) Accept(now);
+      Forget();
+      faults_.Flush(now);
+    }
   }
-  mg_server_port ports[1];
-  if (mg_get_server_ports(context_, 1, ports) == 1) port_ = ports[0].port;
-}
+
+ private:
+  enum class Phase { kReading, kWriting, kLingering, kClosed };
+  struct Connection {
+    sb::Socket socket;
+    std::string peer;
+    std::uint64_t order = 0;  // acceptance order: the lowest is the oldest
+    Phase phase = Phase::kReading;
+    Clock::time_point deadline;
+    HttpRequestReader request;
+    std::string answer;
+    std::size_t sent = 0;
+  };
+
+  milliseconds NextWait() const {
+    auto wait = kTick;
+    const auto now = Clock::now();
+    for (const auto& c : connections_) {
+      const auto left = std::chrono::ceil<milliseconds>(c->deadline - now);
+      wait = std::max(milliseconds(0), std::min(wait, left));
+    }
+    return wait;
+  }
+
+  void Close(Connection& c) {
+    c.socket.reset();
+    c.phase = Phase::kClosed;
+  }
+
+  void Progress(Connection& c, Clock::time_point now) {
+    if (c.phase == Phase::kReading || c.phase == Phase::kLingering) Read(c, now);
+    if (c.phase == Phase::kWriting) Write(c, now);
+  }
+
+  void Read(Connection& c, Clock::time_point now) {
+    char buffer[kReadChunk];
+    for (;;) {
+      const long n = sb::Receive(c.socket.get(), buffer, sizeof buffer);
+      if (n < 0 && sb::LastCallWouldBlock()) return;
+      if (n <= 0) {  // the client is gone (or ended its side before asking anything)
+        Close(c);
+        return;
+      }
+      if (c.phase == Phase::kLingering) continue;  // discarded
+      switch (c.request.Feed(std::string_view(buffer, static_cast<std::size_t>(n)))) {
+        case HttpRequestReader::State::kIncomplete:
+          continue;
+        case HttpRequestReader::State::kComplete:
+          StartAnswer(c, Answer(handlers_, c.request), now);
+          return;
+        case HttpRequestReader::State::kTooLarge:
+          faults_.Note("requests too large", c.peer, c.request.problem(), now);
+          StartAnswer(c, PlainResponse(413, "Request Too Large", c.request.problem() + "\n"), now);
+          return;
+        case HttpRequestReader::State::kMalformed:
+          faults_.Note("malformed requests", c.peer, c.request.problem(), now);
+          StartAnswer(c, PlainResponse(400, "Bad Request", c.request.problem() + "\n"), now);
+          return;
+      }
+    }
+  }
+
+  void StartAnswer(Connection& c, std::string answer, Clock::time_point now) {
+    c.answer = std::move(answer);
+    c.sent = 0;
+    c.phase = Phase::kWriting;
+    c.deadline = now + limits_.response_timeout;
+    Write(c, now);
+  }
+
+  void Write(Connection& c, Clock::time_point now) {
+    while (c.sent < c.answer.size()) {
+      const long n = sb::Send(c.socket.get(), c.answer.data() + c.sent, c.answer.size() - c.sent);
+      if (n < 0 && sb::LastCallWouldBlock()) return;
+      if (n <= 0) {
+        Close(c);
+        return;
+      }
+      c.sent += static_cast<std::size_t>(n);
+    }
+    // All handed over: end the stream, then read what the client may still send until it closes
+    // (closing with unread bytes would reset the connection and could lose the answer).
+    sb::ShutdownWrite(c.socket.get());
+    c.answer.clear();
+    c.phase = Phase::kLingering;
+    c.deadline = now + kLinger;
+  }
+
+  void Expire(Clock::time_point now) {
+    for (auto& c : connections_) {
+      if (c->phase == Phase::kClosed || now < c->deadline) continue;
+      if (c->phase == Phase::kReading) {
+        const auto what = "requests not complete within " +
+                          std::to_string(limits_.request_timeout.count()) + " ms";
+        faults_.Note(what, c->peer, c->request.started() ? "part of a request" : "nothing", now);
+        // Best effort, never waited for: the client may not read.
+        const auto answer = PlainResponse(408, "Request Timeout", "no complete request\n");
+        sb::Send(c->socket.get(), answer.data(), answer.size());
+      } else if (c->phase == Phase::kWriting) {
+        faults_.Note(
+            "answers not taken within " + std::to_string(limits_.response_timeout.count()) + " ms",
+            c->peer, "", now);
+      }
+      Close(*c);
+    }
+  }
+
+  // At most kAcceptsPerTick a turn, and each closes at most one older connection: a connection
+  // accepted in one turn is read in the next before max_per_peer newer ones could close it.
+  void Accept(Clock::time_point now) {
+    for (std::size_t i = 0; i < kAcceptsPerTick; ++i) {
+      auto socket = sb::Accept(listener_.get());
+      if (!socket.valid()) return;
+      if (!sb::SetNonBlocking(socket.get())) continue;
+      auto c = std::make_unique<Connection>();
+      c->peer = sb::PeerAddress(socket.get());
+      c->socket = std::move(socket);
+      c->order = next_order_++;
+      c->deadline = now + limits_.request_timeout;
+      if (OpenCount(&c->peer) >= limits_.max_per_peer) {
+        CloseOldest(&c->peer,
+                    "connections over " + std::to_string(limits_.max_per_peer) +
+                        " from one address (the oldest closed)",
+                    now);
+      } else if (OpenCount(nullptr) >= limits_.max_connections) {
+        CloseOldest(nullptr,
+                    "connections over " + std::to_string(limits_.max_connections) +
+                        " in all (the oldest closed)",
+                    now);
+      }
+      connections_.push_back(std::move(c));
+      Read(*connections_.back(), now);  // a probe's request is usually there already
+    }
+  }
+
+  // Open connections of `peer`, or of anyone when it is null.
+  std::size_t OpenCount(const std::string* peer) const {
+    return static_cast<std::size_t>(
+        std::count_if(connections_.begin(), connections_.end(), [&](const auto& c) {
+          return c->phase != Phase::kClosed && (peer == nullptr || c->peer == *peer);
+        }));
+  }
+
+  // Closes the oldest open connection of `peer` (or of anyone when it is null).
+  void CloseOldest(const std::string* peer, const std::string& what, Clock::time_point now) {
+    Connection* oldest = nullptr;
+    for (auto& c : connections_) {
+      if (c->phase == Phase::kClosed || (peer != nullptr && c->peer != *peer)) continue;
+      if (oldest == nullptr || c->order < oldest->order) oldest = c.get();
+    }
+    if (oldest == nullptr) return;
+    faults_.Note(what, oldest->peer, "", now);
+    Close(*oldest);
+  }
+
+  void Forget() {
+    std::erase_if(connections_, [](const auto& c) { return c->phase == Phase::kClosed; });
+  }
+
+  sb::NetworkSession network_;
+  HttpHandlers handlers_;
+  HttpLimits limits_;
+  FaultLog faults_;
+  sb::Socket listener_;
+  std::uint16_t port_ = 0;
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::uint64_t next_order_ = 0;
+};
+
+HttpEndpoint::HttpEndpoint(const std::string& listen, HttpHandlers handlers, HttpLimits limits)
+    : server_(std::make_unique<Server>(listen, std::move(handlers), limits)),
+      port_(server_->port()),
+      thread_([this] { server_->Run(stop_); }) {}
 
 HttpEndpoint::~HttpEndpoint() {
-  if (context_ != nullptr) mg_stop(context_);
-}
-
-int HttpEndpoint::Handle(mg_connection* conn, void* self) {
-  return static_cast<HttpEndpoint*>(self)->Serve(conn);
-}
-
-int HttpEndpoint::Serve(mg_connection* conn) const {
-  const auto* request = mg_get_request_info(conn);
-  const std::string_view method = request->request_method;
-  const std::string_view path = request->local_uri;
-  const bool head = method == "HEAD";
-  if (method != "GET" && !head) {
-    Respond(conn, 405, "Method Not Allowed", "text/plain; charset=utf-8", "only GET and HEAD\n",
-            false);
-    return 405;
-  }
-  try {
-    if (path == "/metrics") {
-      Respond(conn, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", handlers_.metrics(),
-              head);
-      return 200;
-    }
-    if (path == "/healthz") {
-      Respond(conn, 200, "OK", "text/plain; charset=utf-8", "ok\n", head);
-      return 200;
-    }
-    const auto missing = handlers_.not_ready();
-    if (missing.empty()) {
-      Respond(conn, 200, "OK", "text/plain; charset=utf-8", "ready\n", head);
-      return 200;
-    }
-    std::string body = "not ready:\n";
-    for (const auto& line : missing) body += "  " + line + "\n";
-    Respond(conn, 503, "Service Unavailable", "text/plain; charset=utf-8", body, head);
-    return 503;
-  } catch (const std::exception& e) {
-    Respond(conn, 500, "Internal Server Error", "text/plain; charset=utf-8",
-            std::string(e.what()) + "\n", head);
-    return 500;
-  }
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
 }
 
 }  // namespace dxshim::metrics

@@ -1,16 +1,24 @@
 // The operator's HTTP endpoint of `dxshim serve` (metrics-listen): /metrics in Prometheus' text
 // format, /healthz (200 while the process serves) and /readyz (200 once the runtime is connected,
-// the ledger read and the devices loaded; 503 with the missing parts otherwise). Served by
-// civetweb on threads of its own, never the relay's; no document root, so no file is ever served,
-// and any other path is 404.
+// the ledger read and the devices loaded; 503 with the missing parts otherwise); any other path is
+// 404, a method other than GET and HEAD 405. No file is ever served.
+//
+// One thread of its own (never the relay's) serves every connection without blocking on any:
+// a slow or silent client costs a socket, not a thread, and cannot delay anyone else. Each request
+// must arrive within a bound (2 s) and its answer be taken within another (10 s); connections are
+// bounded per peer address and in total, and a new connection over a bound closes the oldest one
+// of that peer (or of all), so that a probe, which sends its request at once, is answered while
+// the bound is reached. What clients do wrong is logged at most once per second.
 #pragma once
 
+#include <atomic>
+#include <chrono>
+#include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
-
-struct mg_context;
-struct mg_connection;
 
 namespace dxshim::metrics {
 
@@ -19,24 +27,30 @@ struct HttpHandlers {
   std::function<std::vector<std::string>()> not_ready;  // empty when ready
 };
 
+struct HttpLimits {
+  std::chrono::milliseconds request_timeout{2000};    // from accept to a complete request head
+  std::chrono::milliseconds response_timeout{10000};  // for the client to take the answer
+  std::size_t max_connections = 256;
+  std::size_t max_per_peer = 32;
+};
+
 class HttpEndpoint {
  public:
   // `listen` is "HOST:PORT" (HOST an IPv4 address, or an IPv6 one in brackets; PORT 0 picks a free
   // one). Throws std::runtime_error naming the address when it cannot listen.
-  HttpEndpoint(const std::string& listen, HttpHandlers handlers);
-  ~HttpEndpoint();
+  HttpEndpoint(const std::string& listen, HttpHandlers handlers, HttpLimits limits = {});
+  ~HttpEndpoint();  // stops serving within 0.1 s; every connection is closed
   HttpEndpoint(const HttpEndpoint&) = delete;
   HttpEndpoint& operator=(const HttpEndpoint&) = delete;
 
   int port() const { return port_; }
 
  private:
-  static int Handle(mg_connection* conn, void* self);
-  int Serve(mg_connection* conn) const;
-
-  HttpHandlers handlers_;
-  mg_context* context_ = nullptr;
+  class Server;
+  std::unique_ptr<Server> server_;
   int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
 };
 
 }  // namespace dxshim::metrics

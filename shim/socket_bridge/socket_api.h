@@ -82,6 +82,14 @@ Socket ListenLoopback(std::uint16_t& port, std::string& error);
 // A TCP socket connected to 127.0.0.1:`port`.
 Socket ConnectLoopback(std::uint16_t port, std::string& error);
 
+// A TCP socket bound to `host` (a numeric IPv4 or IPv6 address, without brackets) and `port`
+// (0: a free one) and listening; the port it got in `bound_port`. Invalid with `error` set
+// otherwise.
+Socket ListenTcp(const std::string& host, std::uint16_t port, std::uint16_t& bound_port,
+                 std::string& error);
+// The address of the other end of a connected TCP socket ("127.0.0.1", "::1"); "" when unknown.
+std::string PeerAddress(NativeSocket s);
+
 // A connection waiting on a non-blocking listener; invalid when none is waiting.
 Socket Accept(NativeSocket listener);
 bool SetNonBlocking(NativeSocket s);

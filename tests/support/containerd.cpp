@@ -34,15 +34,26 @@ int FreeLoopbackPort() {
 }
 
 Containerd::Containerd(Listen listen) : socket_(dir_ / "containerd.sock") {
-  if (listen == Listen::kUnixAndTcp) {
-    tcp_address_ = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  // A free port can be taken by another test between FreeLoopbackPort() and containerd's bind:
+  // then containerd exits ("address already in use") and another port is tried.
+  for (int attempt = 1;; ++attempt) {
+    if (listen == Listen::kUnixAndTcp) {
+      tcp_address_ = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
+    }
+    Process config({DXSHIM_SCRIPTS_DIR "/containerd-config.sh", dir_.path(), tcp_address_},
+                   dir_ / "config.log");
+    if (config.Wait(std::chrono::seconds(30)) != 0) {
+      throw std::runtime_error("containerd-config.sh failed:\n" + config.Log());
+    }
+    try {
+      Launch();
+      break;
+    } catch (const std::runtime_error&) {
+      const bool port_taken = listen == Listen::kUnixAndTcp &&
+                              Log().find("address already in use") != std::string::npos;
+      if (!port_taken || attempt == 3) throw;
+    }
   }
-  Process config({DXSHIM_SCRIPTS_DIR "/containerd-config.sh", dir_.path(), tcp_address_},
-                 dir_ / "config.log");
-  if (config.Wait(std::chrono::seconds(30)) != 0) {
-    throw std::runtime_error("containerd-config.sh failed:\n" + config.Log());
-  }
-  Launch();
   ImportImages();
 }
 

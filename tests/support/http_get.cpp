@@ -25,14 +25,18 @@ sockaddr_in Loopback(const std::string& host, int port) {
 }  // namespace
 
 HttpResponse HttpRequest(const std::string& address, const std::string& method,
-                         const std::string& path) {
+                         const std::string& path, std::chrono::milliseconds timeout) {
   HttpResponse response;
+  const auto start = std::chrono::steady_clock::now();
   const auto colon = address.rfind(':');
   const auto host = address.substr(0, colon);
   const int port = std::atoi(address.substr(colon + 1).c_str());
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  timeval timeout{10, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  // Connecting, sending and each read give up after `timeout`; the whole is checked at the end.
+  const timeval wait{static_cast<time_t>(timeout.count() / 1000),
+                     static_cast<suseconds_t>((timeout.count() % 1000) * 1000)};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof(wait));
   const auto to = Loopback(host, port);
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof(to)) != 0) {
     ::close(fd);
@@ -53,6 +57,14 @@ HttpResponse HttpRequest(const std::string& address, const std::string& method,
     raw.append(buffer, static_cast<std::size_t>(n));
   }
   ::close(fd);
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  if (took > timeout) {
+    response.body = "no answer from " + address + path + " within " +
+                    std::to_string(timeout.count()) + " ms (took " + std::to_string(took.count()) +
+                    " ms)";
+    return response;
+  }
   const auto end = raw.find("\r\n\r\n");
   if (!raw.starts_with("HTTP/1.") || end == std::string::npos) {
     response.body = "no HTTP answer from " + address + ": " + raw;

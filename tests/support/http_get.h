@@ -2,6 +2,7 @@
 // one request per connection over loopback TCP, the whole answer read until the server closes.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,11 +16,13 @@ struct HttpResponse {
 };
 
 // `address` is "HOST:PORT" (an IPv4 address). Never throws: a failure is status 0 with the reason
-// in body.
+// in body, and so is an answer not complete within `timeout` (a probe's timeoutSeconds).
 HttpResponse HttpRequest(const std::string& address, const std::string& method,
-                         const std::string& path);
-inline HttpResponse HttpGet(const std::string& address, const std::string& path) {
-  return HttpRequest(address, "GET", path);
+                         const std::string& path,
+                         std::chrono::milliseconds timeout = std::chrono::seconds(10));
+inline HttpResponse HttpGet(const std::string& address, const std::string& path,
+                            std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  return HttpRequest(address, "GET", path, timeout);
 }
 
 // "127.0.0.1:PORT" of the metrics endpoint a dxshim's log announces ("metrics: serving

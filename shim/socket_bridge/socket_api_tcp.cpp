@@ -1,0 +1,89 @@
+// The TCP parts of socket_api.h whose calls are spelled the same in Winsock and POSIX
+// (getaddrinfo, bind, getsockname, getpeername, inet_ntop); only the headers and the
+// address-reuse option differ.
+#include "shim/socket_bridge/socket_api.h"
+
+#ifdef _WIN32
+#include <ws2tcpip.h>
+#else
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#endif
+
+namespace dxshim::socket_bridge {
+namespace {
+
+std::uint16_t PortOf(const sockaddr_storage& address) {
+  if (address.ss_family == AF_INET) {
+    return ntohs(reinterpret_cast<const sockaddr_in*>(&address)->sin_port);
+  }
+  if (address.ss_family == AF_INET6) {
+    return ntohs(reinterpret_cast<const sockaddr_in6*>(&address)->sin6_port);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Socket ListenTcp(const std::string& host, std::uint16_t port, std::uint16_t& bound_port,
+                 std::string& error) {
+  const auto where =
+      (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 ||
+      found == nullptr) {
+    error = "cannot listen on " + where + ": not a numeric IP address";
+    return {};
+  }
+#ifdef _WIN32
+  const int type = found->ai_socktype;
+#else
+  const int type = found->ai_socktype | SOCK_CLOEXEC;
+#endif
+  Socket s(socket(found->ai_family, type, found->ai_protocol));
+  const int on = 1;
+#ifdef _WIN32
+  // No other process may take the port while dxshim listens on it.
+  const int option = SO_EXCLUSIVEADDRUSE;
+#else
+  // A restarted dxshim listens again at once, past the old connections' TIME_WAIT.
+  const int option = SO_REUSEADDR;
+#endif
+  const bool ok =
+      s.valid() &&
+      setsockopt(s.get(), SOL_SOCKET, option, reinterpret_cast<const char*>(&on), sizeof on) == 0 &&
+      bind(s.get(), found->ai_addr, static_cast<socklen_t>(found->ai_addrlen)) == 0 &&
+      listen(s.get(), SOMAXCONN) == 0;
+  freeaddrinfo(found);
+  sockaddr_storage address{};
+  socklen_t size = sizeof address;
+  if (!ok || getsockname(s.get(), reinterpret_cast<sockaddr*>(&address), &size) != 0) {
+    error = "cannot listen on " + where + ": " + LastSocketError();
+    return {};
+  }
+  bound_port = PortOf(address);
+  return s;
+}
+
+std::string PeerAddress(NativeSocket s) {
+  sockaddr_storage address{};
+  socklen_t size = sizeof address;
+  if (getpeername(s, reinterpret_cast<sockaddr*>(&address), &size) != 0) return {};
+  char text[INET6_ADDRSTRLEN] = {};
+  const void* raw = nullptr;
+  if (address.ss_family == AF_INET) {
+    raw = &reinterpret_cast<const sockaddr_in*>(&address)->sin_addr;
+  } else if (address.ss_family == AF_INET6) {
+    raw = &reinterpret_cast<const sockaddr_in6*>(&address)->sin6_addr;
+  }
+  if (raw == nullptr || inet_ntop(address.ss_family, raw, text, sizeof text) == nullptr) return {};
+  return text;
+}
+
+}  // namespace dxshim::socket_bridge

@@ -1,0 +1,184 @@
+// dxshim's metrics endpoint against clients that misbehave, with a real containerd behind dxshim
+// (linux target, one test GPU: a device node the test makes, see test_gpu.h; no GPU exists here):
+// 200 connections that send part of a request line and then nothing, and 200 that ask for
+// /metrics and never read, each crowd for 15 s and reconnecting whenever dxshim closes one, all
+// from 127.0.0.1 like the probe itself (the hardest case: the per-address bound cannot tell them
+// apart). Throughout, /readyz and /metrics answer within a probe's 1 s timeout (kubelet's default
+// timeoutSeconds), round after round, and CRI calls through dxshim (Version, ListContainers, a
+// GPU pod's CreateContainer) succeed. After the crowds go away dxshim is back to the threads of its
+// own and the file descriptors it had, and its log said at most one line per second about them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "tests/support/gpu_node.h"
+#include "tests/support/http_clients.h"
+#include "tests/support/http_get.h"
+
+namespace dxshim::test {
+namespace {
+
+namespace v1 = runtime::v1;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+std::size_t Entries(const std::string& dir) {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  return n;
+}
+
+// The names of a process' threads; dxshim's own threads (the relay's, the endpoint's) keep the
+// program's name, gRPC names the threads of its pools (which it grows and shrinks by itself).
+std::vector<std::string> ThreadNames(const std::string& pid) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/" + pid + "/task")) {
+    std::ifstream comm(e.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    names.push_back(name);
+  }
+  return names;
+}
+
+std::string Joined(const std::vector<std::string>& names) {
+  std::string joined;
+  for (const auto& n : names) joined += n + " ";
+  return joined;
+}
+
+std::size_t Lines(const std::string& text, const std::string& needle) {
+  std::istringstream in(text);
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += line.find(needle) != std::string::npos;
+  return n;
+}
+
+class SlowClients : public GpuNodeTest {
+ protected:
+  void SetUp() override {
+    StartDxshim(1, {"--metrics-listen", "127.0.0.1:0", "--device-plugin", "false"});
+    address_ = MetricsAddress(Log());
+    ASSERT_NE(address_, "") << Log();
+    port_ = std::stoi(address_.substr(address_.rfind(':') + 1));
+    pid_ = std::to_string(dxshim_->process().pid());
+    ASSERT_TRUE(WaitFor([&] { return HttpGet(address_, "/readyz").status == 200; }, seconds(30)))
+        << HttpGet(address_, "/readyz").body;
+  }
+
+  // One round of what kubelet, Prometheus and the node's pods do: the probe, the scrape, and
+  // two CRI calls through dxshim. Records what failed.
+  void Round() {
+    const auto readyz = HttpGet(address_, "/readyz", milliseconds(1000));
+    if (readyz.status != 200) failures_.push_back("/readyz: " + readyz.body);
+    const auto metrics = HttpGet(address_, "/metrics", milliseconds(1000));
+    if (metrics.status != 200 || metrics.body.find("dxshim_build_info") == std::string::npos) {
+      failures_.push_back("/metrics: " + std::to_string(metrics.status) + " " +
+                          metrics.body.substr(0, 200));
+    }
+    v1::VersionResponse version;
+    if (const auto s = client_->Version(&version, seconds(5)); !s.ok()) {
+      failures_.push_back("Version: " + s.error_message());
+    }
+    std::string listed;
+    const auto s =
+        client_->Raw("/runtime.v1.RuntimeService/ListContainers",
+                     v1::ListContainersRequest().SerializeAsString(), &listed, seconds(5));
+    if (!s.ok()) failures_.push_back("ListContainers: " + s.error_message());
+    ++rounds_;
+  }
+
+  // Rounds every 100 ms for `duration`.
+  void Rounds(std::chrono::steady_clock::duration duration) {
+    const auto until = std::chrono::steady_clock::now() + duration;
+    while (std::chrono::steady_clock::now() < until) {
+      Round();
+      std::this_thread::sleep_for(milliseconds(100));
+    }
+  }
+
+  std::size_t OwnThreads() {
+    const auto names = ThreadNames(pid_);
+    return static_cast<std::size_t>(std::count(names.begin(), names.end(), "dxshim"));
+  }
+  std::size_t Fds() { return Entries("/proc/" + pid_ + "/fd"); }
+
+  std::string address_;
+  int port_ = 0;
+  std::string pid_;
+  int rounds_ = 0;
+  std::vector<std::string> failures_;
+};
+
+TEST_F(SlowClients, DelayNoOneAndLeaveNothingBehind) {
+  // A few rounds first, so that gRPC's and the endpoint's threads exist before counting them.
+  for (int i = 0; i < 5; ++i) Round();
+  ASSERT_TRUE(failures_.empty()) << failures_.front();
+  const auto threads = OwnThreads();
+  const auto fds = Fds();
+  const auto names = Joined(ThreadNames(pid_));
+  const auto log_before = Lines(Log(), "metrics endpoint:");
+  const auto start = std::chrono::steady_clock::now();
+
+  std::size_t slow_connects = 0;
+  {
+    ClientCrowd silent("127.0.0.1", "127.0.0.1", port_, "GET /metrics HTTP/1.1\r\n", 200, false);
+    Rounds(seconds(7));
+    std::string id;  // a GPU pod created through dxshim while the crowd holds on
+    const auto created = CreateAndStart(RunPod("gpu-during-crowd", true), &id);
+    EXPECT_TRUE(created.ok()) << created.error_message() << "\n" << Log();
+    Rounds(seconds(8));
+    slow_connects = silent.connects();
+  }
+  std::size_t reader_connects = 0;
+  {
+    ClientCrowd never_read("127.0.0.1", "127.0.0.1", port_,
+                           "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", 200, true);
+    Rounds(seconds(15));
+    reader_connects = never_read.connects();
+  }
+  const auto elapsed =
+      std::chrono::duration_cast<seconds>(std::chrono::steady_clock::now() - start).count();
+  std::cout << rounds_ << " rounds in " << elapsed << " s; the silent crowd connected "
+            << slow_connects << " times, the crowd that never reads " << reader_connects
+            << " times\n";
+  EXPECT_GE(slow_connects, 200u);
+  EXPECT_GE(reader_connects, 200u);
+  EXPECT_GE(rounds_, 100) << "the rounds themselves were not held up";
+  for (const auto& f : failures_) ADD_FAILURE() << f;
+
+  // Everything the crowds opened is closed again, and no thread of dxshim's own was left behind.
+  std::size_t now_threads = 0;
+  std::size_t now_fds = 0;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        now_threads = OwnThreads();
+        now_fds = Fds();
+        return now_threads <= threads && now_fds <= fds;
+      },
+      seconds(20)))
+      << "dxshim's threads " << threads << " -> " << now_threads << ", fds " << fds << " -> "
+      << now_fds << "\nthreads before: " << names
+      << "\nthreads after: " << Joined(ThreadNames(pid_));
+
+  // The log: at most one line a second about what the crowds did.
+  const auto lines = Lines(Log(), "metrics endpoint:") - log_before;
+  std::istringstream log(Log());
+  int shown = 0;
+  for (std::string line; std::getline(log, line) && shown < 3;) {
+    if (line.find("metrics endpoint:") != std::string::npos) {
+      std::cout << line << "\n";
+      ++shown;
+    }
+  }
+  EXPECT_GE(lines, 1u) << "the faults were told";
+  EXPECT_LE(lines, static_cast<std::size_t>(elapsed) + 2) << Log();
+}
+
+}  // namespace
+}  // namespace dxshim::test
