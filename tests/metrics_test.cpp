@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 
 #include "shim/metrics/http_endpoint.h"
 #include "tests/support/http_clients.h"
@@ -229,6 +230,27 @@ TEST(HttpEndpoint, ARequestThatDoesNotArriveIsAnswered408AndClosed) {
   const auto answer = slow.ReadUntilClosed(std::chrono::seconds(10), &closed);
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 408 Request Timeout\r\n")) << answer;
   EXPECT_TRUE(closed);
+}
+
+TEST(HttpEndpoint, AnAnswerNotTakenInTimeIsCutOff) {
+  // 32 MiB: more than the kernel's socket buffers on both ends hold (4 MiB at most each here).
+  const std::string big(32u << 20, 'x');
+  HttpHandlers handlers = Fixed();
+  handlers.metrics = [&] { return big; };
+  HttpLimits limits;
+  limits.response_timeout = milliseconds(300);
+  HttpEndpoint endpoint("127.0.0.1:0", handlers, limits);
+  test::RawConnection slow("127.0.0.1", "127.0.0.1", endpoint.port(), 4096);
+  ASSERT_TRUE(slow.Send("GET /metrics HTTP/1.1\r\n\r\n"));
+  std::this_thread::sleep_for(milliseconds(1500));  // reading nothing meanwhile
+  // Whatever was in the buffers arrives, then the end: the endpoint gave up on the rest.
+  bool closed = false;
+  const auto got = slow.ReadUntilClosed(std::chrono::seconds(30), &closed);
+  EXPECT_TRUE(closed);
+  EXPECT_TRUE(got.starts_with("HTTP/1.1 200 OK\r\n")) << got.substr(0, 100);
+  EXPECT_LT(got.size(), big.size()) << "the whole answer was taken after all";
+  // Meanwhile others were answered.
+  EXPECT_EQ(test::HttpGet("127.0.0.1:" + std::to_string(endpoint.port()), "/healthz").status, 200);
 }
 
 TEST(HttpEndpoint, MalformedAndOversizedRequestsAre400And413) {

@@ -109,8 +109,15 @@ class HttpEndpoint::Server {
             {c->socket.get(), c->phase != Phase::kWriting, c->phase == Phase::kWriting});
       }
       if (!sb::Poll(entries, NextWait())) {
-        spdlog::error("metrics endpoint: waiting on its sockets failed: {}", sb::LastSocketError());
-        return;
+        // Not expected; the endpoint keeps trying (a probe may yet be answered) and says so at
+        // most once a second.
+        if (Clock::now() - last_poll_error_ >= std::chrono::seconds(1)) {
+          spdlog::error("metrics endpoint: waiting on its sockets failed: {}",
+                        sb::LastSocketError());
+          last_poll_error_ = Clock::now();
+        }
+        std::this_thread::sleep_for(kTick);
+        continue;
       }
       const auto now = Clock::now();
       // The connections polled are the first ones of connections_, in order; Accept() appends.
@@ -291,6 +298,7 @@ class HttpEndpoint::Server {
   std::uint16_t port_ = 0;
   std::vector<std::unique_ptr<Connection>> connections_;
   std::uint64_t next_order_ = 0;
+  Clock::time_point last_poll_error_{};
 };
 
 HttpEndpoint::HttpEndpoint(const std::string& listen, HttpHandlers handlers, HttpLimits limits)

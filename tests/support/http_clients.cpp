@@ -20,12 +20,11 @@ sockaddr_in Address(const std::string& host, int port) {
   return a;
 }
 
-int Connect(const std::string& source, const std::string& host, int port, bool small) {
+int Connect(const std::string& source, const std::string& host, int port, int receive_buffer) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
-  if (small) {
-    const int size = 4096;
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+  if (receive_buffer > 0) {
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
   }
   const auto from = Address(source, 0);
   const auto to = Address(host, port);
@@ -39,14 +38,15 @@ int Connect(const std::string& source, const std::string& host, int port, bool s
 
 }  // namespace
 
-RawConnection::RawConnection(const std::string& source, const std::string& host, int port)
-    : fd_(Connect(source, host, port, false)) {}
+RawConnection::RawConnection(const std::string& source, const std::string& host, int port,
+                             int receive_buffer)
+    : fd_(Connect(source, host, port, receive_buffer)) {}
 
 RawConnection::~RawConnection() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool RawConnection::Send(const std::string& bytes) {
+bool RawConnection::Send(const std::string& bytes) const {
   return fd_ >= 0 && ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
                          static_cast<ssize_t>(bytes.size());
 }
@@ -84,15 +84,15 @@ ClientCrowd::~ClientCrowd() {
   thread_.join();
 }
 
-void ClientCrowd::Run(std::string source, std::string host, int port, std::size_t count,
-                      bool small) {
+void ClientCrowd::Run(const std::string& source, const std::string& host, int port,
+                      std::size_t count, bool small) {
   std::vector<int> fds(count, -1);
   std::vector<pollfd> polled;
   while (!stop_.load()) {
     const auto tick = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
     for (auto& fd : fds) {
       if (fd >= 0) continue;
-      fd = Connect(source, host, port, small);
+      fd = Connect(source, host, port, small ? 4096 : 0);
       if (fd < 0) continue;
       ++connects_;
       ::send(fd, request_.data(), request_.size(), MSG_NOSIGNAL);

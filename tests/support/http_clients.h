@@ -14,13 +14,15 @@ namespace dxshim::test {
 // ...: any of 127/8 is this machine). Closed when destroyed.
 class RawConnection {
  public:
-  RawConnection(const std::string& source, const std::string& host, int port);
+  // A `receive_buffer` other than 0 sets the socket's receive buffer (SO_RCVBUF) to that size.
+  RawConnection(const std::string& source, const std::string& host, int port,
+                int receive_buffer = 0);
   ~RawConnection();
   RawConnection(const RawConnection&) = delete;
   RawConnection& operator=(const RawConnection&) = delete;
 
   bool connected() const { return fd_ >= 0; }
-  bool Send(const std::string& bytes);
+  bool Send(const std::string& bytes) const;
   // Everything the server sends until it closes the connection, or what came within `timeout`;
   // `closed` says whether it was closed.
   std::string ReadUntilClosed(std::chrono::milliseconds timeout, bool* closed);
@@ -43,7 +45,8 @@ class ClientCrowd {
   std::size_t connects() const { return connects_.load(); }  // including the first ones
 
  private:
-  void Run(std::string source, std::string host, int port, std::size_t count, bool small);
+  void Run(const std::string& source, const std::string& host, int port, std::size_t count,
+           bool small);
 
   std::string request_;
   std::atomic<bool> stop_{false};
