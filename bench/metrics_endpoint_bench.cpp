@@ -78,8 +78,7 @@ int main(int argc, char** argv) {
     dxshim::test::ClientCrowd crowd("127.0.0.1", "127.0.0.1", endpoint.port(),
                                     "GET /metrics HTTP/1.1\r\n\r\n", 200, true);
     Print("/readyz, 200 clients that never read", Measure(at, "/readyz", requests), idle_ready);
-    Print("/metrics, 200 clients that never read", Measure(at, "/metrics", requests),
-          idle_metrics);
+    Print("/metrics, 200 clients that never read", Measure(at, "/metrics", requests), idle_metrics);
   }
   return 0;
 }

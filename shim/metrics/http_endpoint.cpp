@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <map>
+#include <charconv>
 #include <stdexcept>
 #include <string_view>
 
@@ -22,6 +22,9 @@ constexpr milliseconds kTick{100};           // the longest wait: how soon a sto
 constexpr milliseconds kLinger{1000};        // reading what follows an answer before closing
 constexpr std::size_t kAcceptsPerTick = 16;  // fewer than max_per_peer: see Accept()
 constexpr std::size_t kReadChunk = 4096;
+// Reads per connection and turn: a client that keeps sending (after its answer, say) is read a
+// little each turn and never holds the thread.
+constexpr int kReadsPerTurn = 4;
 
 std::string Response(int status, std::string_view reason, std::string_view type,
                      const std::string& body, bool head) {
@@ -73,9 +76,12 @@ void SplitListen(const std::string& listen, std::string& host, std::uint16_t& po
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
   }
-  const auto number = std::stoul(listen.substr(colon + 1));
-  if (number > 65535) throw std::runtime_error("cannot serve metrics on " + listen + ": port");
-  port = static_cast<std::uint16_t>(number);
+  const auto text = std::string_view(listen).substr(colon + 1);
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    throw std::runtime_error("cannot serve metrics on " + listen +
+                             ": the port is not a number from 0 to 65535");
+  }
 }
 
 }  // namespace
@@ -167,7 +173,7 @@ class HttpEndpoint::Server {
 
   void Read(Connection& c, Clock::time_point now) {
     char buffer[kReadChunk];
-    for (;;) {
+    for (int reads = 0; reads < kReadsPerTurn; ++reads) {
       const long n = sb::Receive(c.socket.get(), buffer, sizeof buffer);
       if (n < 0 && sb::LastCallWouldBlock()) return;
       if (n <= 0) {  // the client is gone (or ended its side before asking anything)
