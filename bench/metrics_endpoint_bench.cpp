@@ -2,8 +2,9 @@
 // the same endpoint idle, in the same run: /readyz and a 9 KB /metrics (about a 12-GPU node's
 // scrape) asked one after another, first with no other client, then while 200 connections hold a
 // partial request line (opened again whenever the endpoint closes one), then while 200 ask for
-// /metrics and never read. Everything comes from 127.0.0.1, the probe too. Prints p50/p99 of each
-// and their ratios to idle; asserts nothing.
+// /metrics and never read. The crowds come from 127.0.0.2, the probe from 127.0.0.1 (kubelet's
+// probe comes from the node's address, not a pod's). Prints p50/p99 of each and their ratios to
+// idle; asserts nothing.
 //
 // usage: metrics_endpoint_bench [--requests N]
 #include <algorithm>
@@ -69,13 +70,13 @@ int main(int argc, char** argv) {
   Print("/readyz, idle", idle_ready, idle_ready);
   Print("/metrics, idle", idle_metrics, idle_metrics);
   {
-    dxshim::test::ClientCrowd crowd("127.0.0.1", "127.0.0.1", endpoint.port(),
+    dxshim::test::ClientCrowd crowd("127.0.0.2", "127.0.0.1", endpoint.port(),
                                     "GET /metrics HTTP/1.1\r\n", 200, false);
     Print("/readyz, 200 silent connections", Measure(at, "/readyz", requests), idle_ready);
     Print("/metrics, 200 silent connections", Measure(at, "/metrics", requests), idle_metrics);
   }
   {
-    dxshim::test::ClientCrowd crowd("127.0.0.1", "127.0.0.1", endpoint.port(),
+    dxshim::test::ClientCrowd crowd("127.0.0.2", "127.0.0.1", endpoint.port(),
                                     "GET /metrics HTTP/1.1\r\n\r\n", 200, true);
     Print("/readyz, 200 clients that never read", Measure(at, "/readyz", requests), idle_ready);
     Print("/metrics, 200 clients that never read", Measure(at, "/metrics", requests), idle_metrics);

@@ -204,20 +204,22 @@ TEST(HttpEndpoint, APeerOverItsLimitDisplacesItsOldestConnectionNotTheProbe) {
   EXPECT_FALSE(closed) << "only the oldest was closed";
 }
 
-TEST(HttpEndpoint, OverTheTotalTheOldestOfAllGivesWay) {
+TEST(HttpEndpoint, OverTheTotalTheBusiestAddressGivesWay) {
   HttpLimits limits;
   limits.max_per_peer = 4;
   limits.max_connections = 6;
   HttpEndpoint endpoint("127.0.0.1:0", Fixed(), limits);
-  auto first = Silent("127.0.0.2", endpoint.port(), 3);
-  auto second = Silent("127.0.0.3", endpoint.port(), 3);
+  auto few = Silent("127.0.0.3", endpoint.port(), 2);   // the oldest of all
+  auto many = Silent("127.0.0.2", endpoint.port(), 4);  // the busiest address
   test::RawConnection probe("127.0.0.4", "127.0.0.1", endpoint.port());
   ASSERT_TRUE(probe.Send("GET /readyz HTTP/1.1\r\n\r\n"));
   bool closed = false;
   const auto answer = probe.ReadUntilClosed(std::chrono::seconds(1), &closed);
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 200 OK\r\n")) << answer;
   EXPECT_TRUE(closed);
-  EXPECT_TRUE(ClosedWithNothing(*first[0])) << "the oldest of all";
+  EXPECT_TRUE(ClosedWithNothing(*many[0])) << "the oldest of the busiest address";
+  few[0]->ReadUntilClosed(milliseconds(200), &closed);
+  EXPECT_FALSE(closed) << "an address with fewer connections keeps them, old as they are";
 }
 
 TEST(HttpEndpoint, ARequestThatDoesNotArriveIsAnswered408AndClosed) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <stdexcept>
 #include <string_view>
 
@@ -244,8 +245,11 @@ class HttpEndpoint::Server {
     }
   }
 
-  // At most kAcceptsPerTick a turn, and each closes at most one older connection: a connection
-  // accepted in one turn is read in the next before max_per_peer newer ones could close it.
+  // At most kAcceptsPerTick a turn, and each closes at most one older connection of the busiest
+  // address (its own, when over max_per_peer). A connection from an address with fewer
+  // connections than another is never closed for a newcomer; one from an address that keeps
+  // opening more is, once max_per_peer newer ones from it have come: at most kAcceptsPerTick a
+  // turn, so it is read at least once more before.
   void Accept(Clock::time_point now) {
     for (std::size_t i = 0; i < kAcceptsPerTick; ++i) {
       auto socket = sb::Accept(listener_.get());
@@ -257,14 +261,14 @@ class HttpEndpoint::Server {
       c->order = next_order_++;
       c->deadline = now + limits_.request_timeout;
       if (OpenCount(&c->peer) >= limits_.max_per_peer) {
-        CloseOldest(&c->peer,
+        CloseOldest(c->peer,
                     "connections over " + std::to_string(limits_.max_per_peer) +
                         " from one address (the oldest closed)",
                     now);
       } else if (OpenCount(nullptr) >= limits_.max_connections) {
-        CloseOldest(nullptr,
+        CloseOldest(BusiestPeer(),
                     "connections over " + std::to_string(limits_.max_connections) +
-                        " in all (the oldest closed)",
+                        " in all (the oldest of the busiest address closed)",
                     now);
       }
       connections_.push_back(std::move(c));
@@ -280,11 +284,23 @@ class HttpEndpoint::Server {
         }));
   }
 
-  // Closes the oldest open connection of `peer` (or of anyone when it is null).
-  void CloseOldest(const std::string* peer, const std::string& what, Clock::time_point now) {
+  // The address with the most open connections: over the total bound it gives way, so that an
+  // address with few (a probe's) keeps them whatever the others do.
+  std::string BusiestPeer() const {
+    std::map<std::string, std::size_t> open;
+    for (const auto& c : connections_) {
+      if (c->phase != Phase::kClosed) ++open[c->peer];
+    }
+    const auto busiest = std::max_element(
+        open.begin(), open.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    return busiest == open.end() ? std::string() : busiest->first;
+  }
+
+  // Closes the oldest open connection of `peer`.
+  void CloseOldest(const std::string& peer, const std::string& what, Clock::time_point now) {
     Connection* oldest = nullptr;
     for (auto& c : connections_) {
-      if (c->phase == Phase::kClosed || (peer != nullptr && c->peer != *peer)) continue;
+      if (c->phase == Phase::kClosed || c->peer != peer) continue;
       if (oldest == nullptr || c->order < oldest->order) oldest = c.get();
     }
     if (oldest == nullptr) return;

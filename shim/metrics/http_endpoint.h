@@ -7,8 +7,9 @@
 // a slow or silent client costs a socket, not a thread, and cannot delay anyone else. Each request
 // must arrive within a bound (2 s) and its answer be taken within another (10 s); connections are
 // bounded per peer address and in total, and a new connection over a bound closes the oldest one
-// of that peer (or of all), so that a probe, which sends its request at once, is answered while
-// the bound is reached. What clients do wrong is logged at most once per second.
+// of its own address (or, over the total, of the address holding the most), so that clients from
+// one address cannot displace a probe from another. What clients do wrong is logged at most once
+// per second.
 #pragma once
 
 #include <atomic>
