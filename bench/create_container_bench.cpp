@@ -108,16 +108,16 @@ int main(int argc, char** argv) {
   snapshot_options.loaded = [&](const auto& d) { host_files.Observe(d); };
   dxshim::devices::DeviceSnapshot snapshot(
       dxshim::devices::MakeDeviceSource("inventory:" + inventory_path.string()), snapshot_options);
-  dxshim::devices::Allocator allocator({});
-  allocator.BeginResync();
-  allocator.FinishResync({});
+  dxshim::Ledger ledger({});
+  ledger.BeginResync();
+  ledger.FinishResync({});
   dxshim::TargetOptions target;
   target.host_file = [&](const std::string& p) { return host_files.Check(p); };
-  dxshim::GpuInterceptor interceptor(snapshot, allocator, target, nullptr, nullptr);
+  dxshim::GpuInterceptor interceptor(snapshot, ledger, target, nullptr, nullptr);
   // The same without the host-file check (every file taken as present): what the stat of each
   // runtime file at every CreateContainer costs.
   dxshim::TargetOptions unchecked;
-  dxshim::GpuInterceptor unchecked_interceptor(snapshot, allocator, unchecked, nullptr, nullptr);
+  dxshim::GpuInterceptor unchecked_interceptor(snapshot, ledger, unchecked, nullptr, nullptr);
 
   std::string gpu_bytes;
   std::string plain_bytes;

@@ -7,162 +7,11 @@
 #include <functional>
 
 #include "config/extra_runtime_files_config.h"
-#include "devices/inventory_file.h"
+#include "config/serve_option_table.h"
 #include "devices/node_labels.h"
 
 namespace dxshim::config {
 namespace {
-
-using Setter = std::function<void(ServeConfig&, std::string_view)>;
-
-struct Key {
-  std::string name;
-  Setter set;
-};
-
-unsigned ParseCount(std::string_view text) {
-  unsigned n = 0;
-  const auto* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, n);
-  if (ec != std::errc() || ptr != end || n < 1 || n > 1024) {
-    throw ConfigError("'" + std::string(text) + "' is not a number from 1 to 1024");
-  }
-  return n;
-}
-
-// Checked for what can be checked on any platform; Windows parses it when the pipe is created
-// and refuses to start with a message naming it if it is not valid SDDL.
-std::string ParseSddl(std::string_view text) {
-  const bool printable = std::all_of(text.begin(), text.end(), [](char c) {
-    return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f;
-  });
-  if (!printable || !(text.starts_with("D:") || text.starts_with("O:") || text.starts_with("G:"))) {
-    throw ConfigError("'" + std::string(text) +
-                      "' is not a security descriptor in SDDL (e.g. D:P(A;;GA;;;SY)(A;;GA;;;BA))");
-  }
-  return std::string(text);
-}
-
-std::uint64_t ParseLogFileSize(std::string_view text) {
-  std::uint64_t bytes = 0;
-  try {
-    bytes = devices::ParseByteQuantity(std::string(text));
-  } catch (const std::invalid_argument&) {
-    throw ConfigError("'" + std::string(text) + "' is not a size (e.g. 10Mi)");
-  }
-  if (bytes < (64u << 10)) throw ConfigError("'" + std::string(text) + "' is less than 64Ki");
-  return bytes;
-}
-
-devices::Placement ParsePlacement(std::string_view text) {
-  if (text == "spread") return devices::Placement::kSpread;
-  if (text == "pack") return devices::Placement::kPack;
-  throw ConfigError("'" + std::string(text) + "' is not spread or pack");
-}
-
-// "a, b,c" -> {a, b, c}; each must be a DNS label, as Kubernetes namespace names and RuntimeClass
-// handlers are (`what` names which, for the error).
-std::vector<std::string> SplitList(std::string_view text, std::string_view what) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    auto comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    auto item = text.substr(start, comma - start);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    const bool valid =
-        !item.empty() && item.size() <= 63 && std::all_of(item.begin(), item.end(), [](char c) {
-          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-        });
-    if (!valid) {
-      throw ConfigError("'" + std::string(item) + "' is not a " + std::string(what) +
-                        " (a-z, 0-9, '-')");
-    }
-    out.emplace_back(item);
-    start = comma + 1;
-  }
-  return out;
-}
-
-std::string ContainerPath(std::string_view text) {
-  if (!text.starts_with('/') || text.find("..") != std::string_view::npos) {
-    throw ConfigError("'" + std::string(text) + "' is not an absolute path without '..'");
-  }
-  return std::string(text);
-}
-
-const std::vector<Key>& KeyTable() {
-  static const std::vector<Key> keys = {
-      {"listen", [](ServeConfig& c, std::string_view v) { c.listen = std::string(v); }},
-      {"runtime", [](ServeConfig& c, std::string_view v) { c.runtime = std::string(v); }},
-      {"socket-mode",
-       [](ServeConfig& c, std::string_view v) { c.socket_mode = ParseSocketMode(v); }},
-      {"pipe-sddl", [](ServeConfig& c, std::string_view v) { c.pipe_sddl = ParseSddl(v); }},
-      {"log-level", [](ServeConfig& c, std::string_view v) { c.log_level = std::string(v); }},
-      {"log-file",
-       [](ServeConfig& c, std::string_view v) { c.log_file = v == "-" ? "" : std::string(v); }},
-      {"log-file-max-size",
-       [](ServeConfig& c, std::string_view v) { c.log_file_max_size = ParseLogFileSize(v); }},
-      {"log-file-count",
-       [](ServeConfig& c, std::string_view v) { c.log_file_count = ParseCount(v); }},
-      {"shutdown-grace",
-       [](ServeConfig& c, std::string_view v) { c.shutdown_grace = ParseDuration(v); }},
-      {"reconnect-backoff-max",
-       [](ServeConfig& c, std::string_view v) { c.reconnect_backoff_max = ParseDuration(v); }},
-      {"device-source",
-       [](ServeConfig& c, std::string_view v) { c.device_source = std::string(v); }},
-      {"sysfs-root", [](ServeConfig& c, std::string_view v) { c.sysfs_root = std::string(v); }},
-      {"device-refresh",
-       [](ServeConfig& c, std::string_view v) { c.device_refresh = ParseDuration(v); }},
-      {"include-integrated",
-       [](ServeConfig& c, std::string_view v) { c.include_integrated = ParseBool(v); }},
-      {"include-detachable",
-       [](ServeConfig& c, std::string_view v) { c.include_detachable = ParseBool(v); }},
-      {"target", [](ServeConfig& c, std::string_view v) { c.target = ParseTarget(v); }},
-      {"max-containers-per-device",
-       [](ServeConfig& c, std::string_view v) {
-         c.policy.max_containers_per_device = ParseCount(v);
-       }},
-      {"placement",
-       [](ServeConfig& c, std::string_view v) { c.policy.placement = ParsePlacement(v); }},
-      {"allow-namespaces",
-       [](ServeConfig& c, std::string_view v) {
-         c.policy.allow_namespaces = SplitList(v, "namespace name");
-       }},
-      {"deny-namespaces",
-       [](ServeConfig& c, std::string_view v) {
-         c.policy.deny_namespaces = SplitList(v, "namespace name");
-       }},
-      {"resync-interval",
-       [](ServeConfig& c, std::string_view v) { c.resync_interval = ParseDuration(v); }},
-      {"narrow-class-devices",
-       [](ServeConfig& c, std::string_view v) { c.policy.narrow_class_devices = ParseBool(v); }},
-      {"vm-runtime-handlers",
-       [](ServeConfig& c, std::string_view v) {
-         c.vm_runtime_handlers =
-             v == "-" ? std::vector<std::string>{} : SplitList(v, "runtime handler name");
-       }},
-      {"device-plugin", [](ServeConfig& c, std::string_view v) { c.device_plugin = ParseBool(v); }},
-      {"device-plugin-dir",
-       [](ServeConfig& c, std::string_view v) { c.device_plugin_dir = std::string(v); }},
-      {"device-plugin-resource",
-       [](ServeConfig& c, std::string_view v) { c.device_plugin_resource = ParseResourceName(v); }},
-      {"node-feature-file",
-       [](ServeConfig& c, std::string_view v) {
-         c.node_feature_file = v == "-" ? "" : std::string(v);
-       }},
-      {"node-feature-file-remove",
-       [](ServeConfig& c, std::string_view v) { c.node_feature_file_remove = ParseBool(v); }},
-      {"metrics-listen",
-       [](ServeConfig& c, std::string_view v) { c.metrics_listen = ParseMetricsListen(v); }},
-      {"linux-system32-path",
-       [](ServeConfig& c, std::string_view v) { c.linux_system32_path = ContainerPath(v); }},
-      {"linux-syswow64-path",
-       [](ServeConfig& c, std::string_view v) { c.linux_syswow64_path = ContainerPath(v); }},
-  };
-  return keys;
-}
 
 // Four decimal octets, "127.0.0.1".
 bool IsIpv4Address(std::string_view host) {
@@ -183,18 +32,24 @@ bool IsIpv4Address(std::string_view host) {
 
 std::string KnownKeys() {
   std::string out;
-  for (const auto& key : KeyTable()) {
-    out += (out.empty() ? "" : ", ") + key.name;
-  }
+  for (const auto& key : ServeKeys()) out += (out.empty() ? "" : ", ") + key;
   return out;
 }
 
 }  // namespace
 
+ServeConfig::ServeConfig() {
+  for (const auto& option : ServeOptions()) {
+    if (option.set) option.set(*this, PlatformDefault(option));
+  }
+}
+
 const std::vector<std::string>& ServeKeys() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
-    for (const auto& key : KeyTable()) out.push_back(key.name);
+    for (const auto& option : ServeOptions()) {
+      if (option.set) out.emplace_back(option.key);
+    }
     return out;
   }();
   return names;
@@ -202,9 +57,8 @@ const std::vector<std::string>& ServeKeys() {
 
 void ApplyServeKey(ServeConfig& config, std::string_view key, std::string_view value,
                    std::string_view source) {
-  const auto& keys = KeyTable();
-  auto it = std::find_if(keys.begin(), keys.end(), [&](const Key& k) { return k.name == key; });
-  if (it == keys.end()) {
+  const auto* option = FindServeOption(key);
+  if (!option || !option->set) {
     throw ConfigError(std::string(source) + ": unknown key '" + std::string(key) +
                       "' (known keys: " + KnownKeys() + ")");
   }
@@ -212,7 +66,7 @@ void ApplyServeKey(ServeConfig& config, std::string_view key, std::string_view v
     throw ConfigError(std::string(source) + ": key '" + std::string(key) + "' is empty");
   }
   try {
-    it->set(config, value);
+    option->set(config, value);
   } catch (const ConfigError& e) {
     throw ConfigError(std::string(source) + ": key '" + std::string(key) + "': " + e.what());
   }

@@ -1,5 +1,5 @@
-// Configuration of `dxshim serve`. One table of keys serves both sources: a YAML file uses the
-// long flag names as keys, and command-line flags override the file key by key.
+// Configuration of `dxshim serve`. One table of keys (serve_option_table.h) serves both sources: a
+// YAML file uses the long flag names as keys, and command-line flags override the file key by key.
 #pragma once
 
 #include <chrono>
@@ -21,37 +21,30 @@ enum class Target { kWindows, kLinux };
 const char* ToString(Target t);
 Target ParseTarget(std::string_view text);
 
+// Each key's meaning, kind and default (per platform) is in the option table
+// (serve_option_table.h); a default-constructed ServeConfig holds the table's defaults for the
+// platform it was built for.
 struct ServeConfig {
-#ifdef _WIN32
-  std::string listen = "npipe://./pipe/dxshim";
-  std::string runtime = "npipe://./pipe/containerd-containerd";
-#else
-  std::string listen = "unix:///run/dxshim/dxshim.sock";
-  std::string runtime = "unix:///run/containerd/containerd.sock";
-#endif
-  std::uint32_t socket_mode = 0660;
-  // Who may open dxshim's named pipe (Windows): SYSTEM and Administrators.
-  std::string pipe_sddl = "D:P(A;;GA;;;SY)(A;;GA;;;BA)";
-  std::string log_level = "info";
+  ServeConfig();
+
+  std::string listen;
+  std::string runtime;
+  std::uint32_t socket_mode = 0;
+  std::string pipe_sddl;
+  std::string log_level;
   // Empty (written "-"): log to stderr. Otherwise a file, rotated at log_file_max_size keeping
   // log_file_count older files (FILE.1 ... FILE.N). A Windows service has no stderr, hence its
   // default.
-#ifdef _WIN32
-  std::string log_file = "C:\\ProgramData\\dxshim\\dxshim.log";
-#else
   std::string log_file;
-#endif
-  std::uint64_t log_file_max_size = 10u << 20;
-  unsigned log_file_count = 5;
-  // How long in-flight unary calls may take to finish after SIGTERM/SIGINT.
-  std::chrono::milliseconds shutdown_grace{10000};
-  // Upper bound of the reconnect backoff towards the runtime.
-  std::chrono::milliseconds reconnect_backoff_max{2000};
+  std::uint64_t log_file_max_size = 0;
+  unsigned log_file_count = 0;
+  std::chrono::milliseconds shutdown_grace{0};
+  std::chrono::milliseconds reconnect_backoff_max{0};
 
   // Devices: where they come from and which are handed out.
-  std::string device_source = "auto";  // auto, linux, windows, inventory:PATH
-  std::string sysfs_root = "/sys";
-  std::chrono::milliseconds device_refresh{10000};
+  std::string device_source;
+  std::string sysfs_root;
+  std::chrono::milliseconds device_refresh{0};
   bool include_integrated = false;
   bool include_detachable = false;
   // File only (a list of mappings): the operator's runtime files per vendor.
@@ -59,27 +52,17 @@ struct ServeConfig {
 
   devices::AllocationPolicy policy;
   // Runtime handlers (RuntimeClass handlers) that run pods in virtual machines, where GPUs cannot
-  // be given by device assignment: a GPU request in such a pod is refused. On Windows the one
-  // containerd's default configuration names for Hyper-V isolation (hcsshim gives GPUs to
-  // process-isolated containers only, microsoft/hcsshim#1902).
-#ifdef _WIN32
-  std::vector<std::string> vm_runtime_handlers = {"runhcs-wcow-hypervisor"};
-#else
+  // be given by device assignment: a GPU request in such a pod is refused.
   std::vector<std::string> vm_runtime_handlers;
-#endif
-  // How often the allocation ledger is rebuilt from the runtime's containers (it also is at
-  // start-up, and soon after a request found every matching device in use).
-  std::chrono::milliseconds resync_interval{30000};
+  // How often the ledger is rebuilt from the runtime record (it also is at start-up, and soon
+  // after a request found every matching device in use).
+  std::chrono::milliseconds resync_interval{0};
 
   // The kubelet device plugin dxshim also serves: one device of `device_plugin_resource` per pod
   // slot, registered with kubelet's kubelet.sock in `device_plugin_dir` once that socket exists.
-  bool device_plugin = true;
-#ifdef _WIN32
-  std::string device_plugin_dir = "C:\\var\\lib\\kubelet\\device-plugins";
-#else
-  std::string device_plugin_dir = "/var/lib/kubelet/device-plugins";
-#endif
-  std::string device_plugin_resource = "dxshim.io/gpu";
+  bool device_plugin = false;
+  std::string device_plugin_dir;
+  std::string device_plugin_resource;
   // A Node Feature Discovery local feature file kept up to date with the node's GPU labels
   // (empty, written "-": none); removed when dxshim stops only if node_feature_file_remove.
   std::string node_feature_file;
@@ -88,14 +71,10 @@ struct ServeConfig {
   // for none.
   std::string metrics_listen;
 
-#ifdef _WIN32
-  Target target = Target::kWindows;
-#else
   Target target = Target::kLinux;
-#endif
   // Linux target: where a device's System32 / SysWOW64 runtime files appear in the container.
-  std::string linux_system32_path = "/usr/lib/dxshim";
-  std::string linux_syswow64_path = "/usr/lib32/dxshim";
+  std::string linux_system32_path;
+  std::string linux_syswow64_path;
 };
 
 // Any invalid configuration; the message names the source (file and line, or flag), the key and

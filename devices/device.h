@@ -9,10 +9,6 @@
 
 namespace dxshim::devices {
 
-// The prefix of dxshim's names in Kubernetes: pod annotations (allocation/device_request.h) and
-// node labels (node_labels.h).
-inline constexpr std::string_view kAnnotationPrefix = "dxshim.io/";
-
 // A driver runtime file a container needs: `source` relative to the adapter's DriverStore folder,
 // `destination` the file name it gets in C:\Windows\System32 or C:\Windows\SysWOW64.
 struct RuntimeFile {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "devices/dxshim_keys.h"
 #include "devices/runtime_files.h"
 
 namespace dxshim::devices {
@@ -48,24 +49,24 @@ bool DnsSubdomain(std::string_view text) {
 
 std::map<std::string, std::string> NodeLabels(const std::vector<Device>& devices) {
   std::map<std::string, std::string> labels;
-  const std::string prefix(kAnnotationPrefix);
+  const std::string prefix(keys::kNodeLabelPrefix);
   unsigned count = 0;
   std::uint64_t largest = 0;
   for (const auto& d : devices) {
     if (!d.present) continue;
     ++count;
     largest = std::max(largest, d.dedicated_memory);
-    labels[prefix + "gpu.vendor." +
-           NamePart(d.vendor.empty() ? VendorName(d.vendor_id) : d.vendor)] = "true";
-    labels[prefix + "gpu.class." + ToString(d.device_class)] = "true";
+    labels[prefix + "vendor." + NamePart(d.vendor.empty() ? VendorName(d.vendor_id) : d.vendor)] =
+        "true";
+    labels[prefix + "class." + ToString(d.device_class)] = "true";
     for (const auto& [api, file] : RequirableApis()) {
-      if (Brings(d, file)) labels[std::string(prefix).append("gpu.api.").append(api)] = "true";
+      if (Brings(d, file)) labels[std::string(prefix).append("api.").append(api)] = "true";
     }
   }
-  labels[prefix + "gpu.present"] = count ? "true" : "false";
+  labels[prefix + "present"] = count ? "true" : "false";
   if (count) {
-    labels[prefix + "gpu.count"] = std::to_string(count);
-    labels[prefix + "gpu.memory-mib"] = std::to_string(largest >> 20);
+    labels[prefix + "count"] = std::to_string(count);
+    labels[prefix + "memory-mib"] = std::to_string(largest >> 20);
   }
   return labels;
 }

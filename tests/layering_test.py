@@ -76,6 +76,53 @@ for top in sorted({folder.split("/")[0] for folder in allowed}):
             if name.endswith((".h", ".cpp")) and layer(path) is None:
                 problems.append(f"{path}: in no library's folder (give it one in CMake)")
 
+# The tests mirror the code. tests/<path> holds the tests of the folder <path>, or of the library
+# folder that ends with it (tests/proxy: shim/proxy, tests/cri-api/runtime/v1: cri-api/runtime/v1), one unit's tests
+# per file named after it (<unit>_test.cpp for <unit>.h, .cpp or .proto); every test that starts
+# a containerd (through tests/support/containerd.h or gpu_node.h) is tests/e2e/<what>_e2e_test.cpp
+# and nothing else is; every test file opens with a comment saying what it proves.
+OWN_RULES = {"support", "e2e", "windows", "linux", "fuzz", "golden", "demo", "proto", "images"}
+STARTS_CONTAINERD = re.compile(r'#include "tests/support/(containerd|gpu_node)\.h"')
+tests_dir = os.path.join(source_dir, "tests")
+mirrored = 0
+for root, _, files in os.walk(tests_dir):
+    sub = os.path.relpath(root, tests_dir)
+    top = sub.split("/")[0]
+    for name in sorted(files):
+        path = os.path.relpath(os.path.join(root, name), source_dir)
+        is_test = name.endswith(("_test.cpp", "_test.sh", "_test.py"))
+        if not is_test:
+            continue
+        lines = open(os.path.join(root, name), encoding="utf-8").read().split("\n")
+        first = lines[1] if lines[0].startswith("#!") else lines[0]
+        opening = ("//",) if name.endswith(".cpp") else ("# ", '"""')
+        if not first.startswith(opening):
+            problems.append(f"{path}: no opening comment saying what it proves")
+        if not name.endswith(".cpp"):
+            continue
+        starts = STARTS_CONTAINERD.search("\n".join(lines)) is not None
+        if top == "e2e":
+            if not name.endswith("_e2e_test.cpp") or not starts:
+                problems.append(f"{path}: tests/e2e holds <what>_e2e_test.cpp that start containerd")
+            continue
+        if starts or name.endswith("_e2e_test.cpp"):
+            problems.append(f"{path}: starts containerd or is named _e2e: it belongs in tests/e2e")
+        if top in OWN_RULES or sub == ".":
+            if sub == ".":
+                problems.append(f"{path}: in no folder (tests/<folder> mirrors the code)")
+            continue
+        code = [sub] if os.path.isdir(os.path.join(source_dir, sub)) else [
+            f for f in folders if f.endswith("/" + sub)]
+        unit = name[: -len("_test.cpp")]
+        if not code:
+            problems.append(f"{path}: tests/{sub} mirrors no library folder")
+        elif not any(os.path.exists(os.path.join(source_dir, code[0], unit + ext))
+                     for ext in (".h", ".cpp", ".proto")):
+            problems.append(f"{path}: no unit {unit} in {code[0]} (name a test file after its unit)")
+        else:
+            mirrored += 1
+print(f"{mirrored} unit test files mirror their unit")
+
 for folder in sorted(allowed):
     print(f"{folder}: may include {', '.join(sorted(allowed[folder] - {folder})) or '-'}")
 print(f"{checked} includes checked in {len(allowed)} library folders")

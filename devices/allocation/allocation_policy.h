@@ -1,4 +1,6 @@
-// How dxshim shares devices between containers (from the operator's configuration).
+// Which pods may have GPUs and how they share them (the operator's configuration): the pod
+// (sandbox), not the container, is the unit that holds a device and counts against its sharing
+// limit (shim/ledger/ledger.h).
 #pragma once
 
 #include <string>
@@ -12,7 +14,8 @@ enum class Placement {
 };
 
 struct AllocationPolicy {
-  // Shared containers a device may hold at once; 1 makes every request exclusive in effect.
+  // Pods that may hold a device at once (the serve key max-containers-per-device keeps its
+  // name); 1 makes every request exclusive in effect.
   unsigned max_containers_per_device = 1;
   Placement placement = Placement::kSpread;
   // Pod namespaces that may request GPUs: empty allow list = every namespace; the deny list

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <set>
 
+#include "devices/dxshim_keys.h"
 #include "devices/inventory_file.h"
 #include "devices/runtime_files.h"
 
@@ -13,10 +14,10 @@ namespace {
 
 constexpr unsigned kMaxCount = 16;
 
+// `key`: the whole annotation name (devices/dxshim_keys.h).
 [[noreturn]] void Fail(const std::string& key, const std::string& value,
                        const std::string& problem) {
-  throw RequestError("annotation " + std::string(kAnnotationPrefix) + key + "='" + value +
-                     "': " + problem);
+  throw RequestError("annotation " + key + "='" + value + "': " + problem);
 }
 
 std::string Trim(std::string_view s) {
@@ -70,14 +71,15 @@ void ParseVendor(const std::string& value, DeviceRequest& r) {
   const auto v = Trim(value);
   if (v.starts_with("0x") || v.starts_with("0X")) {
     std::uint64_t id = 0;
-    if (!ParseHex(v, id) || id == 0 || id > 0xffff) Fail("vendor", value, "not a PCI vendor id");
+    if (!ParseHex(v, id) || id == 0 || id > 0xffff)
+      Fail(keys::kVendor, value, "not a PCI vendor id");
     r.vendor_id = static_cast<std::uint16_t>(id);
     return;
   }
   const bool ok = !v.empty() && v.size() <= 64 && std::all_of(v.begin(), v.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == ' ' || c == '-' || c == '.';
   });
-  if (!ok) Fail("vendor", value, "not a vendor name (e.g. nvidia, amd, intel) or id (0x10de)");
+  if (!ok) Fail(keys::kVendor, value, "not a vendor name (e.g. nvidia, amd, intel) or id (0x10de)");
   r.vendor = ToLowerAscii(v);
 }
 
@@ -86,13 +88,13 @@ void ParseCount(const std::string& value, DeviceRequest& r) {
   const auto v = Trim(value);
   auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (ec != std::errc() || ptr != v.data() + v.size() || v.empty() || n < 1 || n > kMaxCount) {
-    Fail("gpu", value, "not a GPU count from 1 to " + std::to_string(kMaxCount));
+    Fail(keys::kGpu, value, "not a GPU count from 1 to " + std::to_string(kMaxCount));
   }
   r.count = n;
 }
 
 void ParseRequires(const std::string& value, DeviceRequest& r) {
-  for (const auto& item : List("requires", value)) {
+  for (const auto& item : List(keys::kRequires, value)) {
     const auto api = RequirableApis().find(ToLowerAscii(item));
     if (api != RequirableApis().end()) {
       r.required_files.push_back(api->second);
@@ -101,19 +103,19 @@ void ParseRequires(const std::string& value, DeviceRequest& r) {
     } else {
       std::string apis;
       for (const auto& [name, file] : RequirableApis()) apis += (apis.empty() ? "" : ", ") + name;
-      Fail("requires", value,
+      Fail(keys::kRequires, value,
            "'" + item + ("' is neither a file name (e.g. nvcuda.dll) nor an API (" + apis + ")"));
     }
   }
 }
 
 void ParseContainers(const std::string& value, DeviceRequest& r) {
-  for (auto& name : List("containers", value)) {
+  for (auto& name : List(keys::kContainers, value)) {
     // A Kubernetes container name: DNS label.
     const bool ok = name.size() <= 63 && std::all_of(name.begin(), name.end(), [](char c) {
                       return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
                     });
-    if (!ok) Fail("containers", value, "'" + name + "' is not a container name");
+    if (!ok) Fail(keys::kContainers, value, "'" + name + "' is not a container name");
     r.containers.push_back(std::move(name));
   }
 }
@@ -122,17 +124,17 @@ void ParseContainers(const std::string& value, DeviceRequest& r) {
 
 std::optional<DeviceRequest> ParseDeviceRequest(
     const std::map<std::string, std::string>& annotations) {
-  auto it = annotations.lower_bound(std::string(kAnnotationPrefix));
-  if (it == annotations.end() || !it->first.starts_with(kAnnotationPrefix)) return std::nullopt;
+  auto it = annotations.lower_bound(std::string(keys::kPrefix));
+  if (it == annotations.end() || !it->first.starts_with(keys::kPrefix)) return std::nullopt;
   DeviceRequest r;
   bool count_given = false;
-  for (; it != annotations.end() && it->first.starts_with(kAnnotationPrefix); ++it) {
-    const auto key = it->first.substr(kAnnotationPrefix.size());
+  for (; it != annotations.end() && it->first.starts_with(keys::kPrefix); ++it) {
+    const auto& key = it->first;
     const auto& value = it->second;
-    if (key == "gpu") {
+    if (key == keys::kGpu) {
       ParseCount(value, r);
       count_given = true;
-    } else if (key == "class") {
+    } else if (key == keys::kClass) {
       const auto v = ToLowerAscii(Trim(value));
       if (v == "display") {
         r.device_class = DeviceClass::kDisplay;
@@ -141,23 +143,23 @@ std::optional<DeviceRequest> ParseDeviceRequest(
       } else {
         Fail(key, value, "not display or compute");
       }
-    } else if (key == "vendor") {
+    } else if (key == keys::kVendor) {
       ParseVendor(value, r);
-    } else if (key == "min-memory") {
+    } else if (key == keys::kMinMemory) {
       try {
         r.min_memory = ParseByteQuantity(Trim(value));
       } catch (const std::invalid_argument& e) {
         Fail(key, value, e.what());
       }
-    } else if (key == "requires") {
+    } else if (key == keys::kRequires) {
       ParseRequires(value, r);
-    } else if (key == "device") {
+    } else if (key == keys::kDevice) {
       r.pins = List(key, value);
-    } else if (key == "sharing") {
+    } else if (key == keys::kSharing) {
       const auto v = ToLowerAscii(Trim(value));
       if (v != "exclusive" && v != "shared") Fail(key, value, "not exclusive or shared");
       r.exclusive = v == "exclusive";
-    } else if (key == "containers") {
+    } else if (key == keys::kContainers) {
       ParseContainers(value, r);
     } else {
       throw RequestError("annotation " + it->first +
@@ -167,13 +169,13 @@ std::optional<DeviceRequest> ParseDeviceRequest(
   }
   if (!r.pins.empty()) {
     if (!count_given && r.pins.size() > kMaxCount) {
-      Fail("device", annotations.at(std::string(kAnnotationPrefix) + "device"),
+      Fail(keys::kDevice, annotations.at(keys::kDevice),
            "pins " + std::to_string(r.pins.size()) + " devices, more than " +
                std::to_string(kMaxCount) + " GPUs; set dxshim.io/gpu to how many of them");
     }
     if (!count_given) r.count = static_cast<unsigned>(r.pins.size());
     if (r.count > r.pins.size()) {
-      Fail("gpu", std::to_string(r.count),
+      Fail(keys::kGpu, std::to_string(r.count),
            "asks for more GPUs than dxshim.io/device pins (" + std::to_string(r.pins.size()) + ")");
     }
   }
@@ -192,13 +194,13 @@ unsigned CountPluginSlots(const std::string& value) {
           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
         });
     if (!valid || !slots.insert(slot).second) {
-      throw RequestError("annotation " + std::string(kPluginSlotsAnnotation) + "='" + value +
+      throw RequestError("annotation " + std::string(keys::kPluginSlotsAnnotation) + "='" + value +
                          "': '" + slot + "' is " + (valid ? "repeated" : "not a dxshim slot id"));
     }
     start = comma + 1;
   }
   if (slots.size() > kMaxCount) {
-    throw RequestError("annotation " + std::string(kPluginSlotsAnnotation) + ": " +
+    throw RequestError("annotation " + std::string(keys::kPluginSlotsAnnotation) + ": " +
                        std::to_string(slots.size()) + " slots, more than " +
                        std::to_string(kMaxCount) + " GPUs");
   }

@@ -43,16 +43,9 @@ struct DeviceRequest {
   bool operator==(const DeviceRequest&) const = default;
 };
 
-// Put by dxshim's device plugin into its Allocate response; kubelet copies it into the CRI
-// ContainerConfig.annotations of each container that asks for the extended resource
-// (resources.limits). The value lists the plugin slots kubelet gave the container, comma
-// separated: their number is how many GPUs the container gets. A pod cannot set it (kubelet puts
-// pod annotations on the sandbox, not on containers), and it names no path: it is a count.
-inline constexpr std::string_view kPluginSlotsAnnotation = "dxshim.io/plugin-slots";
-
-// The number of slots in a kPluginSlotsAnnotation value. Throws RequestError naming the
-// annotation when the list is empty, has an empty or repeated entry, or asks for more GPUs than
-// a request may.
+// The number of slots in a keys::kPluginSlotsAnnotation value (devices/dxshim_keys.h). Throws
+// RequestError naming the annotation when the list is empty, has an empty or repeated entry, or
+// asks for more GPUs than a request may.
 unsigned CountPluginSlots(const std::string& value);
 
 // nullopt when no annotation starts with dxshim.io/. Throws RequestError otherwise-invalid.

@@ -9,11 +9,12 @@
 #include <sstream>
 
 #include "config/serve_config.h"
-#include "devices/allocation/allocator.h"
 #include "devices/device_source.h"
+#include "devices/dxshim_keys.h"
 #include "devices/make_device_source.h"
 #include "shim/cli/json_document.h"
 #include "shim/gpu/container_decision.h"
+#include "shim/ledger/ledger.h"
 
 namespace dxshim {
 namespace {
@@ -186,9 +187,9 @@ int RunRewrite(int argc, char** argv) {
     snapshot_options.extra_runtime_files = cfg.extra_runtime_files;
     const devices::DeviceSnapshot snapshot(
         devices::MakeDeviceSource(cfg.device_source, cfg.sysfs_root), snapshot_options);
-    devices::Allocator allocator(cfg.policy);
-    allocator.BeginResync();
-    allocator.FinishResync({});  // a node where no GPU is in use yet
+    Ledger ledger(cfg.policy);
+    ledger.BeginResync();
+    ledger.FinishResync({});  // a node where no GPU is in use yet
 
     TargetOptions target;
     target.target = cfg.target;
@@ -205,7 +206,7 @@ int RunRewrite(int argc, char** argv) {
     }
     Decision decision;
     try {
-      decision = Decide(request, *snapshot.Current(), allocator, target,
+      decision = Decide(request, *snapshot.Current(), ledger, target,
                         vm["runtime-handler"].as<std::string>());
     } catch (const DecisionError& e) {
       std::cerr << "dxshim rewrite: CreateContainer would fail with "
@@ -216,7 +217,7 @@ int RunRewrite(int argc, char** argv) {
       return 1;
     }
     if (!decision.pass_through && skip_check) {
-      decision.plan.annotations[kExplanationAnnotation] +=
+      decision.plan.annotations[keys::kExplanationAnnotation] +=
           " (host files not checked: --skip-host-file-check)";
     }
     if (vm["explain"].as<bool>()) {

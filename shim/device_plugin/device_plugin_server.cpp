@@ -156,7 +156,7 @@ void DevicePluginServer::Watch() {
   }
 }
 
-void DevicePluginServer::SetRecord(devices::RuntimeRecord record) {
+void DevicePluginServer::SetRecord(RuntimeRecord record) {
   std::lock_guard lock(serving_mutex_);
   record_ = record;
   if (serving_) serving_->service->SetRecord(std::move(record));

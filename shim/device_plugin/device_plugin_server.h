@@ -56,7 +56,7 @@ class DevicePluginServer {
   void Stop();
   // What the runtime says about who holds which GPU (each resync of the runtime record); the
   // service works out from it the slots that pods the scheduler does not count hold.
-  void SetRecord(devices::RuntimeRecord record);
+  void SetRecord(RuntimeRecord record);
 
  private:
   struct Serving;
@@ -84,7 +84,7 @@ class DevicePluginServer {
 
   std::mutex serving_mutex_;  // serving_ and record_: the watcher thread and SetRecord
   std::unique_ptr<Serving> serving_;
-  devices::RuntimeRecord record_;
+  RuntimeRecord record_;
   FileId served_;
   FileId registered_with_;  // kubelet.sock at the last successful registration
   bool registered_ = false;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "devices/allocation/device_request.h"
+#include "devices/dxshim_keys.h"
 
 namespace dxshim::device_plugin {
 namespace {
@@ -107,7 +108,7 @@ class DevicePluginService::Watch final
 };
 
 DevicePluginService::DevicePluginService(const devices::DeviceSnapshot& snapshot,
-                                         PluginSlots& slots, devices::RuntimeRecord record,
+                                         PluginSlots& slots, RuntimeRecord record,
                                          PeerAdmission admit)
     : snapshot_(snapshot), slots_(slots), admit_(std::move(admit)), record_(std::move(record)) {
   const auto inventory = snapshot_.Current();
@@ -137,7 +138,7 @@ void DevicePluginService::Forget(Watch* watch) {
   watches_.erase(watch);
 }
 
-void DevicePluginService::SetRecord(devices::RuntimeRecord record) {
+void DevicePluginService::SetRecord(RuntimeRecord record) {
   std::lock_guard lock(mutex_);
   record_ = std::move(record);
   if (!stopping_) UpdateLocked("the runtime's record changed");
@@ -220,8 +221,8 @@ grpc::ServerUnaryReactor* DevicePluginService::Allocate(grpc::CallbackServerCont
       return Done(context, {grpc::StatusCode::INVALID_ARGUMENT,
                             "dxshim device plugin: a container request without devices"});
     }
-    (*response->add_container_responses()
-          ->mutable_annotations())[std::string(devices::kPluginSlotsAnnotation)] = slots;
+    (*response->add_container_responses()->mutable_annotations())[keys::kPluginSlotsAnnotation] =
+        slots;
   }
   spdlog::debug("device plugin: allocated for {} container(s)", request->container_requests_size());
   return Done(context, grpc::Status::OK);

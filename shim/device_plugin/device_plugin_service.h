@@ -33,7 +33,7 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
  public:
   // No `admit`: every caller is answered (gRPC's own unix socket, whose file mode guards it).
   DevicePluginService(const devices::DeviceSnapshot& snapshot, PluginSlots& slots,
-                      devices::RuntimeRecord record = {}, PeerAdmission admit = {});
+                      RuntimeRecord record = {}, PeerAdmission admit = {});
   // Stop() first, and the server shut down.
   ~DevicePluginService() override;
 
@@ -42,7 +42,7 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
   // The runtime's record (who holds which GPU): the slots held by pods the scheduler does not
   // count are worked out from it and the current devices (FindSchedulerGap) whenever either
   // changes; the open streams get the new list when it changes what is healthy.
-  void SetRecord(devices::RuntimeRecord record);
+  void SetRecord(RuntimeRecord record);
 
   grpc::ServerUnaryReactor* GetDevicePluginOptions(grpc::CallbackServerContext* context,
                                                    const v1beta1::Empty* request,
@@ -71,7 +71,7 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
   std::mutex mutex_;  // before a Watch's own
   std::set<Watch*> watches_;
   std::vector<PluginSlot> current_;
-  devices::RuntimeRecord record_;
+  RuntimeRecord record_;
   SchedulerGap gap_;  // from record_ and the devices of the last update
   bool stopping_ = false;
   std::unique_ptr<devices::SnapshotFollower> follower_;

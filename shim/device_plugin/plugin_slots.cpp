@@ -20,7 +20,7 @@ std::string PluginSlots::SlotId(const std::string& gpu_id, unsigned n) {
   return buf;
 }
 
-SchedulerGap FindSchedulerGap(const devices::RuntimeRecord& record, unsigned slots_per_gpu,
+SchedulerGap FindSchedulerGap(const RuntimeRecord& record, unsigned slots_per_gpu,
                               const devices::Inventory& inventory) {
   struct Pod {
     std::set<std::string> gpus, slots;
@@ -28,7 +28,7 @@ SchedulerGap FindSchedulerGap(const devices::RuntimeRecord& record, unsigned slo
   };
   std::map<std::string, Pod> pods;
   for (const auto& c : record.containers) {
-    if (!devices::HoldsDevices(record, c)) continue;
+    if (!HoldsDevices(record, c)) continue;
     auto& pod = pods[c.sandbox_id];
     pod.gpus.insert(c.device_ids.begin(), c.device_ids.end());
     pod.slots.insert(c.plugin_slots.begin(), c.plugin_slots.end());

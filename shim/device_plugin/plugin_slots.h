@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "devices/allocation/allocator.h"
 #include "devices/device_source.h"
+#include "shim/ledger/runtime_record.h"
 
 namespace dxshim::device_plugin {
 
@@ -44,7 +44,7 @@ struct SchedulerGap {
 // another tool), and only the plugin slots of pods holding such a GPU. The difference, summed
 // over the node (a pod whose containers each took slots for one shared GPU makes up for
 // another's), never below zero. Every plugin slot of a pod holding GPUs is in counted_slots.
-SchedulerGap FindSchedulerGap(const devices::RuntimeRecord& record, unsigned slots_per_gpu,
+SchedulerGap FindSchedulerGap(const RuntimeRecord& record, unsigned slots_per_gpu,
                               const devices::Inventory& inventory);
 
 class PluginSlots {

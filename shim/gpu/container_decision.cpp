@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "devices/allocation/device_request.h"
+#include "devices/dxshim_keys.h"
 
 namespace dxshim {
 namespace {
@@ -12,11 +13,11 @@ bool Listed(const std::vector<std::string>& list, const std::string& name) {
 }
 
 void CheckNamespace(const devices::AllocationPolicy& policy, const std::string& ns,
-                    const std::string& pod) {
+                    const std::string& about_pod) {
   if (Listed(policy.deny_namespaces, ns) ||
       (!policy.allow_namespaces.empty() && !Listed(policy.allow_namespaces, ns))) {
     throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kNamespace,
-                        "dxshim: pod " + pod + ": namespace '" + ns +
+                        about_pod + "namespace '" + ns +
                             "' may not request GPUs on this node (dxshim allow-namespaces / "
                             "deny-namespaces)");
   }
@@ -26,11 +27,11 @@ void CheckNamespace(const devices::AllocationPolicy& policy, const std::string& 
 // that matters and the handler is not known yet.
 std::optional<std::string> VmHandler(const TargetOptions& target,
                                      const std::optional<std::string>& handler,
-                                     const std::string& sandbox_id, const std::string& pod) {
+                                     const std::string& sandbox_id, const std::string& about_pod) {
   if (target.vm_runtime_handlers.empty()) return std::nullopt;
   if (!handler) {
     throw DecisionError(grpc::StatusCode::UNAVAILABLE, DecisionOutcome::kNotSynced,
-                        "dxshim: pod " + pod + ": sandbox " + sandbox_id +
+                        about_pod + "sandbox " + sandbox_id +
                             " was not started through dxshim and the runtime has not listed it "
                             "yet, so its runtime handler is not known; retry shortly");
   }
@@ -38,21 +39,16 @@ std::optional<std::string> VmHandler(const TargetOptions& target,
   return handler;
 }
 
-}  // namespace
-
-std::string PodName(const runtime::v1::PodSandboxConfig& sandbox) {
-  return sandbox.metadata().namespace_() + "/" + sandbox.metadata().name();
-}
-
-Decision Decide(const runtime::v1::CreateContainerRequest& request,
-                const devices::Inventory& inventory, devices::Allocator& allocator,
-                const TargetOptions& target, const std::optional<std::string>& runtime_handler) {
+// What the container asks for: the pod's dxshim.io/ annotations, the count its resource limit
+// gave it (dxshim's device plugin slots), limited to the containers in the request's scope.
+// Nothing (and `why`) when it asks for no GPU. Throws DecisionError for a request that is not
+// valid.
+std::optional<devices::DeviceRequest> WantedDevices(
+    const runtime::v1::CreateContainerRequest& request, const std::string& about_pod,
+    const std::string& about_container, std::string& why) {
   const auto& config = request.config();
   const auto& sandbox = request.sandbox_config();
-  const auto pod = PodName(sandbox);
-  const auto container = config.metadata().name();
-  Decision decision;
-
+  const auto& container = config.metadata().name();
   std::optional<devices::DeviceRequest> wanted;
   try {
     const std::map<std::string, std::string> annotations(sandbox.annotations().begin(),
@@ -60,24 +56,23 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
     wanted = devices::ParseDeviceRequest(annotations);
   } catch (const devices::RequestError& e) {
     throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT, DecisionOutcome::kInvalidRequest,
-                        "dxshim: pod " + pod + ": " + e.what());
+                        about_pod + e.what());
   }
   // The extended resource (resources.limits): kubelet put what dxshim's device plugin answered
   // to Allocate on this container. It says how many GPUs; the pod's annotations still say which.
-  const auto slots = config.annotations().find(std::string(devices::kPluginSlotsAnnotation));
+  const auto slots = config.annotations().find(keys::kPluginSlotsAnnotation);
   if (slots != config.annotations().end()) {
     unsigned count = 0;
     try {
       count = devices::CountPluginSlots(slots->second);
     } catch (const devices::RequestError& e) {
       throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT, DecisionOutcome::kInvalidRequest,
-                          "dxshim: pod " + pod + " container " + container + ": " + e.what());
+                          about_container + e.what());
     }
-    const auto by_annotation = sandbox.annotations().find("dxshim.io/gpu");
+    const auto by_annotation = sandbox.annotations().find(keys::kGpu);
     if (wanted && by_annotation != sandbox.annotations().end() && wanted->count != count) {
       throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT, DecisionOutcome::kInvalidRequest,
-                          "dxshim: pod " + pod + " container " + container +
-                              ": annotation dxshim.io/gpu asks for " +
+                          about_container + "annotation dxshim.io/gpu asks for " +
                               std::to_string(wanted->count) + " GPU(s) but the container's " +
                               "resource limit gave it " + std::to_string(count) +
                               "; drop the annotation or make them equal");
@@ -88,9 +83,59 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
     wanted->containers.clear();
   }
   if (wanted && !devices::AppliesTo(*wanted, container)) {
-    decision.why = "container " + container + " is not in dxshim.io/containers";
+    why = "container " + container + " is not in dxshim.io/containers";
     wanted.reset();
   }
+  return wanted;
+}
+
+// Reserves `wanted` for the pod; an allocation refused becomes the DecisionError of its kind.
+Reservation ReserveOrRefuse(Ledger& ledger, const devices::Inventory& inventory,
+                            const devices::DeviceRequest& wanted, const std::string& sandbox_id,
+                            const std::string& about_container) {
+  try {
+    return ledger.Reserve(inventory, wanted, sandbox_id);
+  } catch (const devices::AllocationError& e) {
+    const auto message = about_container + e.what();
+    switch (e.kind()) {
+      case devices::AllocationError::Kind::kExhausted:
+        throw DecisionError(grpc::StatusCode::RESOURCE_EXHAUSTED, DecisionOutcome::kExhausted,
+                            message);
+      case devices::AllocationError::Kind::kVendorMix:
+        throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kVendorMix,
+                            message);
+      case devices::AllocationError::Kind::kImpossible:
+        break;
+    }
+    throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kNoMatch, message);
+  }
+}
+
+}  // namespace
+
+std::string PodName(const runtime::v1::PodSandboxConfig& sandbox) {
+  return sandbox.metadata().namespace_() + "/" + sandbox.metadata().name();
+}
+
+std::string AboutPod(const runtime::v1::PodSandboxConfig& sandbox) {
+  return "dxshim: pod " + PodName(sandbox) + ": ";
+}
+
+std::string AboutContainer(const runtime::v1::CreateContainerRequest& request) {
+  return "dxshim: pod " + PodName(request.sandbox_config()) + " container " +
+         request.config().metadata().name() + ": ";
+}
+
+Decision Decide(const runtime::v1::CreateContainerRequest& request,
+                const devices::Inventory& inventory, Ledger& ledger, const TargetOptions& target,
+                const std::optional<std::string>& runtime_handler) {
+  const auto& config = request.config();
+  const auto& sandbox = request.sandbox_config();
+  const auto about_pod = AboutPod(sandbox);
+  const auto about_container = AboutContainer(request);
+  Decision decision;
+
+  auto wanted = WantedDevices(request, about_pod, about_container, decision.why);
 
   // Devices kubelet already put into the config (a device plugin's choice).
   std::vector<devices::Device> assigned;
@@ -106,11 +151,11 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
   // that runs in a VM a GPU request fails here, before anything is held, and a device some other
   // plugin put in is left exactly as it is.
   if (wanted || !assigned.empty() || class_index) {
-    if (const auto vm = VmHandler(target, runtime_handler, request.pod_sandbox_id(), pod)) {
+    if (const auto vm = VmHandler(target, runtime_handler, request.pod_sandbox_id(), about_pod)) {
       if (wanted) {
         throw DecisionError(
             grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kVmSandbox,
-            "dxshim: pod " + pod + " container " + container + ": its runtime handler '" + *vm +
+            about_container + "its runtime handler '" + *vm +
                 "' runs pods in virtual machines (vm-runtime-handlers), which cannot be given "
                 "GPUs by device assignment (only process-isolated containers can); use a "
                 "process-isolated RuntimeClass or drop the GPU request");
@@ -122,41 +167,26 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
       return decision;
     }
   }
-  const bool narrow = class_index && allocator.policy().narrow_class_devices && assigned.empty();
+  const bool narrow = class_index && ledger.policy().narrow_class_devices && assigned.empty();
   if (narrow && !wanted) wanted = devices::DeviceRequest{};  // one GPU for the class device
 
   if (!wanted && assigned.empty()) {
     if (decision.why.empty()) decision.why = "no dxshim.io/ request and no known device assigned";
     return decision;
   }
-  if (!allocator.synced()) {
+  if (!ledger.synced()) {
     throw DecisionError(grpc::StatusCode::UNAVAILABLE, DecisionOutcome::kNotSynced,
-                        "dxshim: pod " + pod +
-                            ": still reading the node's existing GPU allocations from the "
+                        about_pod +
+                            "still reading the node's existing GPU allocations from the "
                             "runtime; retry shortly");
   }
   if (!assigned.empty()) {
-    decision.reservation = allocator.ReserveAssigned(assigned, request.pod_sandbox_id());
+    decision.reservation = ledger.ReserveAssigned(assigned, request.pod_sandbox_id());
     if (wanted) decision.reservation.explanation += " (dxshim.io/ request not used)";
   } else {
-    CheckNamespace(allocator.policy(), sandbox.metadata().namespace_(), pod);
-    try {
-      decision.reservation = allocator.Reserve(inventory, *wanted, request.pod_sandbox_id());
-    } catch (const devices::AllocationError& e) {
-      const auto message = "dxshim: pod " + pod + " container " + container + ": " + e.what();
-      switch (e.kind()) {
-        case devices::AllocationError::Kind::kExhausted:
-          throw DecisionError(grpc::StatusCode::RESOURCE_EXHAUSTED, DecisionOutcome::kExhausted,
-                              message);
-        case devices::AllocationError::Kind::kVendorMix:
-          throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kVendorMix,
-                              message);
-        case devices::AllocationError::Kind::kImpossible:
-          break;
-      }
-      throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kNoMatch,
-                          message);
-    }
+    CheckNamespace(ledger.policy(), sandbox.metadata().namespace_(), about_pod);
+    decision.reservation =
+        ReserveOrRefuse(ledger, inventory, *wanted, request.pod_sandbox_id(), about_container);
   }
   decision.pass_through = false;
   decision.why = "dxshim: " + decision.reservation.explanation;

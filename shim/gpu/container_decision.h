@@ -7,11 +7,11 @@
 #include <optional>
 #include <string>
 
-#include "devices/allocation/allocator.h"
 #include "devices/device_source.h"
 #include "runtime/v1/api.pb.h"
 #include "shim/gpu/decision_outcome.h"
 #include "shim/gpu/injection.h"
+#include "shim/ledger/ledger.h"
 
 namespace dxshim {
 
@@ -29,24 +29,27 @@ class DecisionError : public std::runtime_error {
 };
 
 struct Decision {
-  bool pass_through = true;          // nothing to do: forward the caller's bytes untouched
-  std::string why;                   // for --explain and logs
-  bool notable = false;              // a pass-through whose reason belongs in the log
-  devices::Reservation reservation;  // valid unless pass_through
+  bool pass_through = true;  // nothing to do: forward the caller's bytes untouched
+  std::string why;           // for --explain and logs
+  bool notable = false;      // a pass-through whose reason belongs in the log
+  Reservation reservation;   // valid unless pass_through
   InjectionPlan plan;
 };
 
 // Reads the pod's request (annotations) and the devices kubelet already assigned, allocates and
-// plans the injection. The allocator keeps a reservation when a Decision that is not
+// plans the injection. The ledger keeps a reservation when a Decision that is not
 // pass_through is returned: the caller commits or releases it. `runtime_handler` is the handler
 // of the pod's sandbox ("" the runtime's default), nullopt when dxshim does not know it yet.
 // Throws DecisionError.
 Decision Decide(const runtime::v1::CreateContainerRequest& request,
-                const devices::Inventory& inventory, devices::Allocator& allocator,
-                const TargetOptions& target,
+                const devices::Inventory& inventory, Ledger& ledger, const TargetOptions& target,
                 const std::optional<std::string>& runtime_handler = std::string());
 
 // "namespace/name" of the pod, for messages.
 std::string PodName(const runtime::v1::PodSandboxConfig& sandbox);
+// How dxshim's refusals start: "dxshim: pod <namespace>/<name>: ", and with the container,
+// "dxshim: pod <namespace>/<name> container <name>: ".
+std::string AboutPod(const runtime::v1::PodSandboxConfig& sandbox);
+std::string AboutContainer(const runtime::v1::CreateContainerRequest& request);
 
 }  // namespace dxshim

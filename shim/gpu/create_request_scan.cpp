@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "devices/allocation/device_request.h"
+#include "devices/dxshim_keys.h"
 
 namespace dxshim {
 namespace {
@@ -98,8 +99,8 @@ std::optional<bool> HasDeviceOrSlots(std::string_view config) {
   while (r.Next(field, bytes)) {
     if (field == kConfigDevices) return true;
     if (field != kConfigAnnotations) continue;
-    const auto slots = EntryKeyIs(
-        bytes, [](std::string_view key) { return key == devices::kPluginSlotsAnnotation; });
+    const auto slots =
+        EntryKeyIs(bytes, [](std::string_view key) { return key == keys::kPluginSlotsAnnotation; });
     if (!slots || *slots) return slots;
   }
   if (!r.ok()) return std::nullopt;
@@ -112,8 +113,8 @@ std::optional<bool> HasDxshimAnnotation(std::string_view sandbox_config) {
   std::string_view entry;
   while (r.Next(field, entry)) {
     if (field != kSandboxAnnotations) continue;
-    const auto found = EntryKeyIs(
-        entry, [](std::string_view key) { return key.starts_with(devices::kAnnotationPrefix); });
+    const auto found =
+        EntryKeyIs(entry, [](std::string_view key) { return key.starts_with(keys::kPrefix); });
     if (!found || *found) return found;
   }
   if (!r.ok()) return std::nullopt;

@@ -3,6 +3,7 @@
 #include <google/protobuf/arena.h>
 #include <spdlog/spdlog.h>
 
+#include "devices/dxshim_keys.h"
 #include "runtime/v1/api.pb.h"
 #include "shim/gpu/create_request_scan.h"
 
@@ -24,13 +25,13 @@ Interception ForwardThen(std::function<void()> release) {
 
 }  // namespace
 
-GpuInterceptor::GpuInterceptor(devices::DeviceSnapshot& snapshot, devices::Allocator& allocator,
-                               TargetOptions target, LedgerSync* sync, SandboxHandlers* handlers,
-                               DecisionObserver observer)
+GpuInterceptor::GpuInterceptor(devices::DeviceSnapshot& snapshot, Ledger& ledger,
+                               TargetOptions target, RuntimeRecordPoller* poller,
+                               SandboxHandlers* handlers, DecisionObserver observer)
     : snapshot_(snapshot),
-      allocator_(allocator),
+      ledger_(ledger),
       target_(std::move(target)),
-      sync_(sync),
+      poller_(poller),
       handlers_(target_.vm_runtime_handlers.empty() ? nullptr : handlers),
       observer_(std::move(observer)) {}
 
@@ -48,7 +49,7 @@ Interception GpuInterceptor::Intercept(std::string_view method, std::string_view
   if (!r.ParseFromArray(request.data(), static_cast<int>(request.size()))) return {};
   const bool removed = method == kRemovePodSandbox;
   return ForwardThen([this, removed, id = r.pod_sandbox_id()] {
-    allocator_.SandboxGone(id);
+    ledger_.SandboxGone(id);
     if (removed && handlers_) handlers_->Removed(id);
     if (holds_changed_) holds_changed_();
   });
@@ -72,12 +73,12 @@ Interception GpuInterceptor::RunPodSandbox(std::string_view bytes) {
 Decision GpuInterceptor::DecideOnPresentFiles(const runtime::v1::CreateContainerRequest& request) {
   const auto handler =
       handlers_ ? handlers_->Find(request.pod_sandbox_id()) : std::optional<std::string>("");
-  auto decision = Decide(request, *snapshot_.Current(), allocator_, target_, handler);
+  auto decision = Decide(request, *snapshot_.Current(), ledger_, target_, handler);
   if (decision.pass_through || decision.plan.gone.empty()) return decision;
   // A file the snapshot names has vanished: the driver changed (a driver update moves its
   // DriverStore folder). Re-read the devices now, not at the next refresh, and decide again from
   // them. Only on this path does the relay thread wait for the device source.
-  allocator_.Release(decision.reservation.id);
+  ledger_.Release(decision.reservation.id);
   spdlog::warn(
       "CreateContainer {} {}: {} runtime file(s) vanished from the host (first: {}): "
       "re-reading the devices",
@@ -90,14 +91,13 @@ Decision GpuInterceptor::DecideOnPresentFiles(const runtime::v1::CreateContainer
       last_reload_.compare_exchange_strong(last, now)) {
     snapshot_.Reload();
   }
-  decision = Decide(request, *snapshot_.Current(), allocator_, target_, handler);
+  decision = Decide(request, *snapshot_.Current(), ledger_, target_, handler);
   if (decision.pass_through || decision.plan.gone.empty()) return decision;
-  allocator_.Release(decision.reservation.id);
+  ledger_.Release(decision.reservation.id);
   std::string files;
   for (const auto& path : decision.plan.gone) files += (files.empty() ? "" : ", ") + path;
   throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kFilesGone,
-                      "dxshim: pod " + PodName(request.sandbox_config()) + " container " +
-                          request.config().metadata().name() + ": runtime file(s) " + files +
+                      AboutContainer(request) + "runtime file(s) " + files +
                           " were on this host and are gone, and the device source (re-read "
                           "within the last second) still names them: the GPU driver is being "
                           "changed or its "
@@ -129,7 +129,7 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
   } catch (const DecisionError& e) {
     const bool stale = e.code() == grpc::StatusCode::RESOURCE_EXHAUSTED ||
                        e.code() == grpc::StatusCode::UNAVAILABLE;
-    if (stale && sync_) sync_->Kick();
+    if (stale && poller_) poller_->Kick();
     Report(e.outcome());
     return Interception::Reject(grpc::Status(e.code(), e.what()));
   }
@@ -147,7 +147,7 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
   // What the container's dxshim.io/explanation says: the choice, the files and the environment.
   spdlog::info("CreateContainer {} {}: {}", PodName(request.sandbox_config()),
                request.config().metadata().name(),
-               decision.plan.annotations.at(kExplanationAnnotation));
+               decision.plan.annotations.at(keys::kExplanationAnnotation));
   for (const auto& note : decision.plan.notes) spdlog::info("  {}", note);
   for (const auto& line : decision.reservation.considered) spdlog::debug("  {}", line);
   auto i = Interception::Replace(std::move(rewritten));
@@ -156,11 +156,11 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
     runtime::v1::CreateContainerResponse created;
     if (status.ok() && created.ParseFromArray(response.data(), static_cast<int>(response.size())) &&
         !created.container_id().empty()) {
-      allocator_.Commit(id);
+      ledger_.Commit(id);
       if (holds_changed_) holds_changed_();
       Report(DecisionOutcome::kInjected);
     } else {
-      allocator_.Release(id);  // nothing was created: nothing stays allocated
+      ledger_.Release(id);  // nothing was created: nothing stays allocated
       Report(DecisionOutcome::kRuntimeFailure);
     }
   };

@@ -10,12 +10,12 @@
 #include <chrono>
 #include <functional>
 
-#include "devices/allocation/allocator.h"
 #include "devices/device_source.h"
 #include "shim/gpu/container_decision.h"
 #include "shim/gpu/injection.h"
-#include "shim/gpu/ledger_sync.h"
 #include "shim/gpu/sandbox_handlers.h"
+#include "shim/ledger/ledger.h"
+#include "shim/ledger/runtime_record_poller.h"
 #include "shim/proxy/interceptor.h"
 
 namespace dxshim {
@@ -24,10 +24,10 @@ class GpuInterceptor : public RequestInterceptor {
  public:
   // Told what became of each CreateContainer (on the relay thread: it must only count).
   using DecisionObserver = std::function<void(DecisionOutcome)>;
-  // `sync` may be null (no kick on exhaustion). `handlers` may be null when the target has no VM
+  // `poller` may be null (no kick on exhaustion). `handlers` may be null when the target has no VM
   // runtime handlers. The snapshot is re-read at once when a runtime file it names has vanished.
-  GpuInterceptor(devices::DeviceSnapshot& snapshot, devices::Allocator& allocator,
-                 TargetOptions target, LedgerSync* sync, SandboxHandlers* handlers,
+  GpuInterceptor(devices::DeviceSnapshot& snapshot, Ledger& ledger, TargetOptions target,
+                 RuntimeRecordPoller* poller, SandboxHandlers* handlers,
                  DecisionObserver observer = {});
 
   // Called (on the relay thread: it must not block) each time who holds GPUs changed through
@@ -48,9 +48,9 @@ class GpuInterceptor : public RequestInterceptor {
   }
 
   devices::DeviceSnapshot& snapshot_;
-  devices::Allocator& allocator_;
+  Ledger& ledger_;
   TargetOptions target_;
-  LedgerSync* sync_;
+  RuntimeRecordPoller* poller_;
   SandboxHandlers* handlers_;
   // steady_clock ticks of the last re-read of the devices for vanished files.
   std::atomic<std::chrono::steady_clock::rep> last_reload_{0};

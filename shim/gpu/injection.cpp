@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "devices/dxshim_keys.h"
 #include "devices/runtime_files.h"
 #include "shim/gpu/container_path.h"
 #include "shim/gpu/gpu_environment.h"
@@ -142,9 +143,9 @@ InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
   for (auto& note : env.notes) plan.notes.push_back(std::move(note));
   std::string joined;
   for (const auto& id : ids) joined += (joined.empty() ? "" : ",") + id;
-  plan.labels[kDevicesLabel] = joined;
-  plan.labels[kSharingLabel] = exclusive ? "exclusive" : "shared";
-  plan.annotations[kExplanationAnnotation] =
+  plan.labels[keys::kDevicesLabel] = joined;
+  plan.labels[keys::kSharingLabel] = exclusive ? "exclusive" : "shared";
+  plan.annotations[keys::kExplanationAnnotation] =
       explanation + "; " + std::to_string(plan.add_mounts.size()) + " runtime file(s)" +
       (set.empty() ? "" : "; env " + set) + (kept.empty() ? "" : "; kept the pod's own " + kept);
   return plan;

@@ -16,10 +16,6 @@
 
 namespace dxshim {
 
-inline constexpr char kDevicesLabel[] = "dxshim.io/devices";
-inline constexpr char kSharingLabel[] = "dxshim.io/sharing";
-inline constexpr char kExplanationAnnotation[] = "dxshim.io/explanation";
-
 // What is at a runtime file's host path now. containerd on Windows turns a mount source that does
 // not exist into an empty directory (parseMount: Stat, then MkdirAll) and maps that over the DLL,
 // so only present files are ever mounted.

@@ -1,78 +1,36 @@
-// Which devices a pod gets, and who holds what. A pod (sandbox) holds its devices as one unit:
-// every container of the pod in the request's scope sees the same devices and counts once, and
-// the pod holds them from its first successful CreateContainer until its sandbox is stopped or
-// removed, whatever its containers do meanwhile (crash loops, init containers, completed
-// containers), as kubelet's device manager keeps a pod's devices until the pod is gone.
-// The ledger has no file: it is rebuilt from the runtime (ready sandboxes, and containers that
-// carry the dxshim.io/devices label in any state) and kept current by what dxshim sees pass
-// through (commit after a successful CreateContainer, release after a failed one, stopped and
-// removed sandboxes).
+// Who holds which GPU. A pod (sandbox) holds its devices as one unit: every container of the pod
+// in the request's scope sees the same devices and counts once, and the pod holds them from its
+// first successful CreateContainer until its sandbox is stopped or removed, whatever its
+// containers do meanwhile (crash loops, init containers, completed containers), as kubelet's
+// device manager keeps a pod's devices until the pod is gone.
+// The ledger has no file: it is rebuilt from the runtime record (runtime_record.h) and kept
+// current by what dxshim sees pass through (commit after a successful CreateContainer, release
+// after a failed one, stopped and removed sandboxes).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <set>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "devices/allocation/allocation_policy.h"
 #include "devices/allocation/device_request.h"
+#include "devices/allocation/placement.h"
 #include "devices/device.h"
-#include "devices/device_source.h"
+#include "shim/ledger/runtime_record.h"
 
-namespace dxshim::devices {
-
-class AllocationError : public std::runtime_error {
- public:
-  enum class Kind {
-    kImpossible,  // no device on this node can ever satisfy the request (FAILED_PRECONDITION)
-    // Enough devices match, but not enough of one vendor and driver: dxshim never mixes them in
-    // a container (FAILED_PRECONDITION).
-    kVendorMix,
-    kExhausted,  // devices exist but are in use now (RESOURCE_EXHAUSTED)
-  };
-  AllocationError(Kind kind, const std::string& message)
-      : std::runtime_error(message), kind_(kind) {}
-  Kind kind() const { return kind_; }
-
- private:
-  Kind kind_;
-};
+namespace dxshim {
 
 struct Reservation {
   std::uint64_t id = 0;
-  std::vector<Device> devices;
+  std::vector<devices::Device> devices;
   bool exclusive = false;
   std::string explanation;  // one line: what was chosen and why
   // One line per inventory device: chosen, matching but not chosen (and why), or why not
   // matching. Empty when the pod's earlier choice was reused.
   std::vector<std::string> considered;
 };
-
-// A container as the runtime lists it, with what its labels say it was given.
-struct RecordedContainer {
-  std::string container_id;
-  std::string sandbox_id;
-  std::vector<std::string> device_ids;
-  bool exclusive = false;
-  bool exited = false;  // known to have exited (any other state may still run)
-  // The device plugin slots kubelet gave it (its dxshim.io/plugin-slots annotation), if any.
-  std::vector<std::string> plugin_slots;
-};
-
-// What the ledger is rebuilt from: the runtime's sandboxes that are ready, and its containers
-// that were given devices. A sandbox holds its containers' devices while it is ready, or while
-// one of them may still run (a sandbox whose pause process died is not ready, but kubelet has
-// not stopped its containers yet).
-struct RuntimeRecord {
-  std::set<std::string> ready_sandboxes;
-  std::vector<RecordedContainer> containers;
-};
-
-// Whether `container` makes its sandbox hold devices: the rule FinishResync applies.
-bool HoldsDevices(const RuntimeRecord& runtime, const RecordedContainer& container);
 
 // What a resync changed, for the log.
 struct ResyncOutcome {
@@ -86,22 +44,19 @@ struct ResyncOutcome {
   std::vector<Freed> freed;
 };
 
-struct DeviceUsage {
-  unsigned pods = 0;  // pods holding the device
-  bool exclusive = false;
-};
-
-class Allocator {
+class Ledger {
  public:
-  explicit Allocator(AllocationPolicy policy);
+  explicit Ledger(devices::AllocationPolicy policy);
 
-  // Chooses devices for `sandbox_id` and reserves them until Commit or Release. A pod that
-  // already holds devices gets the same ones again. Throws AllocationError.
-  Reservation Reserve(const Inventory& inventory, const DeviceRequest& request,
+  // Chooses devices for `sandbox_id` (devices::Choose over the current usage) and reserves them
+  // until Commit or Release. A pod that already holds devices gets the same ones again. Throws
+  // devices::AllocationError.
+  Reservation Reserve(const devices::Inventory& inventory, const devices::DeviceRequest& request,
                       const std::string& sandbox_id);
   // Records devices someone else chose (a device plugin put them into the config): never
   // refused, but counted, so that dxshim does not hand them out beyond their capacity.
-  Reservation ReserveAssigned(const std::vector<Device>& devices, const std::string& sandbox_id);
+  Reservation ReserveAssigned(const std::vector<devices::Device>& devices,
+                              const std::string& sandbox_id);
 
   // The reservation's CreateContainer succeeded: the pod now holds its devices until its sandbox
   // is gone. A sandbox stopped while the call was in flight keeps nothing.
@@ -120,8 +75,8 @@ class Allocator {
   ResyncOutcome FinishResync(const RuntimeRecord& runtime);
   bool synced() const;
 
-  std::map<std::string, DeviceUsage> Usage() const;
-  const AllocationPolicy& policy() const { return policy_; }
+  devices::Usage Usage() const;
+  const devices::AllocationPolicy& policy() const { return policy_; }
 
  private:
   struct Hold {
@@ -138,9 +93,10 @@ class Allocator {
     bool exclusive = false;
   };
 
-  std::map<std::string, DeviceUsage> UsageLocked() const;
-  std::vector<Device> Choose(const Inventory& inventory, const DeviceRequest& request,
-                             std::string& explanation, std::vector<std::string>& considered) const;
+  devices::Usage UsageLocked() const;
+  // The pod's held devices again, counted once (another container of the same pod).
+  Reservation ReuseHold(const devices::Inventory& inventory, Hold& hold) const;
+  std::uint64_t Register(Reservation& r, const std::string& sandbox_id);
   static void Merge(Hold& hold, const std::vector<std::string>& ids, bool exclusive);
   void ApplyCommit(const std::string& sandbox, const std::vector<std::string>& ids, bool exclusive);
   void ApplySandboxGone(const std::string& sandbox_id);
@@ -148,8 +104,11 @@ class Allocator {
   // Ends `reservation` (one fewer pending on its sandbox's hold): that hold, or holds_.end() when
   // the reservation or the hold is gone.
   std::map<std::string, Hold>::iterator EndReservation(std::uint64_t reservation);
+  // The holds the runtime record backs, plus this ledger's reservations in flight and committed
+  // holds of sandboxes still ready.
+  std::map<std::string, Hold> Rebuilt(const RuntimeRecord& runtime) const;
 
-  const AllocationPolicy policy_;
+  const devices::AllocationPolicy policy_;
   mutable std::mutex mutex_;
   std::map<std::string, Hold> holds_;                  // by sandbox id
   std::map<std::uint64_t, std::string> reservations_;  // id -> sandbox id
@@ -159,4 +118,4 @@ class Allocator {
   std::vector<JournalEntry> journal_;
 };
 
-}  // namespace dxshim::devices
+}  // namespace dxshim

@@ -1,67 +1,22 @@
-#include "shim/gpu/ledger_sync.h"
+#include "shim/ledger/runtime_record_poller.h"
 
 #include <grpcpp/client_context.h>
 #include <spdlog/spdlog.h>
 
-#include <sstream>
-
-#include "devices/allocation/device_request.h"
-#include "shim/gpu/injection.h"
 #include "shim/proxy/runtime_channel.h"
 
 namespace dxshim {
 
-devices::RuntimeRecord ReadRuntimeRecord(const runtime::v1::ListPodSandboxResponse& sandboxes,
-                                         const runtime::v1::ListContainersResponse& containers) {
-  devices::RuntimeRecord record;
-  for (const auto& s : sandboxes.items()) {
-    // Only a sandbox the runtime says is not ready has stopped; a state this proto does not
-    // know is taken as ready (freeing its devices could double-book them).
-    if (s.state() != runtime::v1::SANDBOX_NOTREADY) record.ready_sandboxes.insert(s.id());
-  }
-  for (const auto& c : containers.containers()) {
-    const auto devices = c.labels().find(kDevicesLabel);
-    if (devices == c.labels().end() || devices->second.empty()) continue;
-    devices::RecordedContainer r;
-    r.container_id = c.id();
-    r.sandbox_id = c.pod_sandbox_id();
-    std::stringstream ids(devices->second);
-    for (std::string id; std::getline(ids, id, ',');) {
-      if (!id.empty()) r.device_ids.push_back(id);
-    }
-    const auto sharing = c.labels().find(kSharingLabel);
-    r.exclusive = sharing != c.labels().end() && sharing->second == "exclusive";
-    // One in an unknown state may still run.
-    r.exited = c.state() == runtime::v1::CONTAINER_EXITED;
-    const auto slots = c.annotations().find(std::string(devices::kPluginSlotsAnnotation));
-    if (slots != c.annotations().end()) {
-      std::stringstream list(slots->second);
-      for (std::string slot; std::getline(list, slot, ',');) {
-        if (!slot.empty()) r.plugin_slots.push_back(slot);
-      }
-    }
-    record.containers.push_back(std::move(r));
-  }
-  return record;
-}
-
-std::map<std::string, std::string> ReadSandboxHandlers(
-    const runtime::v1::ListPodSandboxResponse& sandboxes) {
-  std::map<std::string, std::string> handlers;
-  for (const auto& s : sandboxes.items()) handlers.emplace(s.id(), s.runtime_handler());
-  return handlers;
-}
-
-LedgerSync::LedgerSync(const Endpoint& runtime, devices::Allocator& allocator,
-                       std::chrono::milliseconds interval, Observer observer, std::string name)
-    : allocator_(allocator),
+RuntimeRecordPoller::RuntimeRecordPoller(const Endpoint& runtime,
+                                         std::chrono::milliseconds interval, Consumer consumer,
+                                         std::string name)
+    : consumer_(std::move(consumer)),
       interval_(interval),
-      observer_(std::move(observer)),
       name_(std::move(name)),
       stub_(runtime::v1::RuntimeService::NewStub(
           DialRuntime(runtime, std::chrono::milliseconds(1000)))) {}
 
-LedgerSync::~LedgerSync() {
+RuntimeRecordPoller::~RuntimeRecordPoller() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -72,17 +27,16 @@ LedgerSync::~LedgerSync() {
   if (thread_.joinable()) thread_.join();
 }
 
-bool LedgerSync::SyncOnce(std::chrono::milliseconds timeout, bool wait_for_runtime) {
+bool RuntimeRecordPoller::SyncOnce(std::chrono::milliseconds timeout, bool wait_for_runtime) {
   const auto started = std::chrono::steady_clock::now();
   const auto report = [&](bool ok) {
     if (timer_) timer_(ok, std::chrono::steady_clock::now() - started);
     return ok;
   };
-  allocator_.BeginResync();
-  const auto handlers_mark = handlers_ ? handlers_->Mark() : 0;
+  if (consumer_.starting) consumer_.starting();
   // Both listings share one deadline, and the destructor cancels whichever is in flight. What
   // passes through dxshim between or during them (a commit, a stopped sandbox) is in the
-  // allocator's journal, so their order does not matter; what does not pass through (a sandbox
+  // ledger's journal, so their order does not matter; what does not pass through (a sandbox
   // stopped directly in the runtime) is seen by the next resync.
   const auto deadline = std::chrono::system_clock::now() + timeout;
   const auto list = [&](const auto& call) {
@@ -126,30 +80,32 @@ bool LedgerSync::SyncOnce(std::chrono::milliseconds timeout, bool wait_for_runti
   if (failing_)
     spdlog::info("{}: the runtime's sandboxes and containers can be listed again", name_);
   failing_ = false;
-  const bool first = !allocator_.synced();
-  const auto record = ReadRuntimeRecord(sandboxes, containers);
-  const auto outcome = allocator_.FinishResync(record);
-  if (handlers_) handlers_->Reconcile(ReadSandboxHandlers(sandboxes), handlers_mark);
-  if (observer_) observer_(record);
-  for (const auto& freed : outcome.freed) {
-    std::string ids;
-    for (const auto& id : freed.device_ids) ids += (ids.empty() ? "" : ",") + id;
-    spdlog::info("{}: sandbox {} is stopped or gone: GPU(s) {} free", name_, freed.sandbox_id, ids);
+  Listing listing;
+  listing.record = ReadRuntimeRecord(sandboxes, containers);
+  listing.sandbox_handlers = ReadSandboxHandlers(sandboxes);
+  listing.sandboxes = sandboxes.items_size();
+  listing.containers = containers.containers_size();
+  const auto holding = consumer_.listed(listing);
+  bool first = false;
+  {
+    std::lock_guard lock(mutex_);
+    first = !listed_;
+    listed_ = true;
   }
   if (first) {
-    spdlog::info("{}: {} pod(s) hold GPUs ({} sandboxes, {} containers listed)", name_,
-                 outcome.holding, sandboxes.items_size(), containers.containers_size());
+    spdlog::info("{}: {} pod(s) hold GPUs ({} sandboxes, {} containers listed)", name_, holding,
+                 listing.sandboxes, listing.containers);
   } else {
-    spdlog::debug("{}: resynced, {} pod(s) hold GPUs", name_, outcome.holding);
+    spdlog::debug("{}: resynced, {} pod(s) hold GPUs", name_, holding);
   }
   return report(true);
 }
 
-void LedgerSync::Start() {
+void RuntimeRecordPoller::Start() {
   if (thread_.joinable()) return;
   thread_ = std::thread([this] {
     std::unique_lock lock(mutex_);
-    bool ok = allocator_.synced();
+    bool ok = listed_;
     while (!stopping_) {
       const auto wait = ok ? interval_ : std::chrono::milliseconds(1000);
       cv_.wait_for(lock, wait, [this] { return stopping_ || kicked_; });
@@ -162,7 +118,7 @@ void LedgerSync::Start() {
   });
 }
 
-void LedgerSync::Kick() {
+void RuntimeRecordPoller::Kick() {
   {
     std::lock_guard lock(mutex_);
     kicked_ = true;

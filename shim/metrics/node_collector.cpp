@@ -33,10 +33,10 @@ void AddSample(MetricFamily& family, std::vector<ClientMetric::Label> labels, do
 }  // namespace
 
 std::vector<MetricFamily> CollectNode(const devices::DeviceSnapshot& snapshot,
-                                      const devices::Allocator& allocator) {
+                                      const Ledger& ledger) {
   const auto inventory = snapshot.Current();
-  const auto usage = allocator.Usage();
-  const unsigned per_device = allocator.policy().max_containers_per_device;
+  const auto usage = ledger.Usage();
+  const unsigned per_device = ledger.policy().max_containers_per_device;
 
   auto slots = Family("dxshim_gpu_pod_slots",
                       "Pods a GPU may be given to at once (max-containers-per-device; 1 while a "
@@ -93,7 +93,7 @@ std::vector<MetricFamily> CollectNode(const devices::DeviceSnapshot& snapshot,
   AddSample(generation, {}, static_cast<double>(inventory->generation));
   auto synced = Family("dxshim_ledger_synced",
                        "1 once the GPU ledger has been read from the runtime", MetricType::Gauge);
-  AddSample(synced, {}, allocator.synced() ? 1 : 0);
+  AddSample(synced, {}, ledger.synced() ? 1 : 0);
 
   std::vector<MetricFamily> out;
   for (auto* f : {&slots, &pods, &exclusive, &memory, &present, &gpus, &source, &loads, &failures,
@@ -104,10 +104,10 @@ std::vector<MetricFamily> CollectNode(const devices::DeviceSnapshot& snapshot,
 }
 
 std::vector<std::string> NotReady(bool runtime_connected, const devices::DeviceSnapshot& snapshot,
-                                  const devices::Allocator& allocator) {
+                                  const Ledger& ledger) {
   std::vector<std::string> missing;
   if (!runtime_connected) missing.emplace_back("runtime: not connected");
-  if (!allocator.synced()) {
+  if (!ledger.synced()) {
     missing.emplace_back("ledger: not yet read from the runtime (GPU requests wait for it)");
   }
   if (!snapshot.stats().loaded) {

@@ -1,5 +1,5 @@
 // The node's GPU state as metrics, read at each scrape from the objects that own it: the device
-// snapshot (which GPUs, from which source, how often it was read) and the allocator's ledger
+// snapshot (which GPUs, from which source, how often it was read) and the ledger
 // (which pods hold which GPU, exclusively or shared).
 #pragma once
 
@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "devices/allocation/allocator.h"
 #include "devices/device_source.h"
+#include "shim/ledger/ledger.h"
 
 namespace dxshim::metrics {
 
@@ -21,11 +21,11 @@ namespace dxshim::metrics {
 // dxshim_ledger_synced. A GPU that left the snapshot while pods still hold it is listed with
 // present 0 until they let go.
 std::vector<prometheus::MetricFamily> CollectNode(const devices::DeviceSnapshot& snapshot,
-                                                  const devices::Allocator& allocator);
+                                                  const Ledger& ledger);
 
 // What keeps dxshim from being ready, one line each (empty: ready): the runtime connection, the
 // ledger's first read, the device snapshot's first load.
 std::vector<std::string> NotReady(bool runtime_connected, const devices::DeviceSnapshot& snapshot,
-                                  const devices::Allocator& allocator);
+                                  const Ledger& ledger);
 
 }  // namespace dxshim::metrics

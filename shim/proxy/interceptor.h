@@ -1,6 +1,8 @@
-// The one extension point of the proxy: a request of a unary method the interceptor wants
-// (CreateContainer to rewrite it; container and pod removal to observe it) is handed to a
-// RequestInterceptor before it goes to the runtime. Everything else is relayed as opaque bytes.
+// Where the proxy lets a request be changed: a request of a unary method the interceptor wants
+// (CreateContainer, to rewrite it; pod sandbox runs, stops and removals, to observe them) is
+// handed to a RequestInterceptor before it goes to the runtime. Everything else is relayed as
+// opaque bytes. The proxy's other hooks change nothing: ProxyObserver (proxy_observer.h) is told
+// of calls and of the runtime connection, ProxyOptions::admit_peer admits or refuses callers.
 #pragma once
 
 #include <grpcpp/support/status.h>

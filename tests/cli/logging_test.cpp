@@ -1,3 +1,5 @@
+// The log (shim/cli/logging.h): a log file is rotated at its size keeping its count of older
+// files, and a file that cannot be opened is named in the error.
 #include "shim/cli/logging.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// How serve learns it must stop (shim/cli/stop_request.h): a request from another thread ends
+// the wait with its reason.
 #include "shim/cli/stop_request.h"
 
 #include <gtest/gtest.h>

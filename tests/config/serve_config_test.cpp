@@ -1,8 +1,11 @@
+// serve's configuration (config/serve_config.h): the defaults, every key from a file and from a
+// flag, the shipped examples, and errors that name the file, line, key or flag and what was wrong.
+#include "config/serve_config.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "config/serve_config.h"
 #include "tests/support/temp_dir.h"
 
 namespace dxshim::config {

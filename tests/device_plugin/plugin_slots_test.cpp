@@ -66,10 +66,10 @@ TEST(PluginSlots, AVanishedOrAbsentGpuKeepsItsSlotsAsUnhealthy) {
   EXPECT_EQ(slots.For(Node({"a", "b"})), both);
 }
 
-devices::RecordedContainer Holder(const std::string& sandbox, std::vector<std::string> gpus,
-                                  std::vector<std::string> slots = {}, bool exclusive = false,
-                                  bool exited = false) {
-  devices::RecordedContainer c;
+RecordedContainer Holder(const std::string& sandbox, std::vector<std::string> gpus,
+                         std::vector<std::string> slots = {}, bool exclusive = false,
+                         bool exited = false) {
+  RecordedContainer c;
   c.container_id = sandbox + "-c" + std::to_string(slots.size());
   c.sandbox_id = sandbox;
   c.device_ids = std::move(gpus);
@@ -80,7 +80,7 @@ devices::RecordedContainer Holder(const std::string& sandbox, std::vector<std::s
 }
 
 TEST(SchedulerGap, CountsWhatPodsHoldBeyondTheirPluginSlots) {
-  devices::RuntimeRecord record;
+  RuntimeRecord record;
   record.ready_sandboxes = {"by-limit", "by-annotation", "exclusive", "two-containers"};
   record.containers = {
       Holder("by-limit", {"a"}, {"gpu-1-0"}),           // counted by the scheduler: 0 unseen
@@ -103,7 +103,7 @@ TEST(SchedulerGap, CountsWhatPodsHoldBeyondTheirPluginSlots) {
 // labels another tool wrote); one GPU never takes more than its slots; an absent GPU's slots
 // are Unhealthy already and are not counted again.
 TEST(SchedulerGap, CountsOnlyHoldsOnThisNodesPresentGpusEachUpToItsSlots) {
-  devices::RuntimeRecord record;
+  RuntimeRecord record;
   record.ready_sandboxes = {"elsewhere", "here-1", "here-2", "here-3", "limit-elsewhere"};
   record.containers = {Holder("elsewhere", {"replaced-gpu"})};
   const auto one_gpu = Node({"a"});

@@ -1,11 +1,14 @@
-// The shim's device snapshot over real inventory files, and the operator's extra runtime files.
+// The device snapshot (devices/device_source.h) over real inventory files: it follows the file,
+// keeps the last good read, refreshes in the background, and filters integrated and detachable
+// GPUs only when configured.
+#include "devices/device_source.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
-#include "devices/device_source.h"
 #include "devices/inventory_file.h"
 #include "devices/make_device_source.h"
 #include "devices/vendor_runtime_files.h"
@@ -19,36 +22,6 @@ const std::string kExamples = DXSHIM_SOURCE_DIR "/deploy/examples/inventories/";
 void Copy(const std::string& from, const std::string& to) {
   std::filesystem::copy_file(from, to + ".tmp", std::filesystem::copy_options::overwrite_existing);
   std::filesystem::rename(to + ".tmp", to);  // atomic, like an operator's config management
-}
-
-TEST(VendorRuntimeFiles, AppendAfterTheDriversListWithoutOverriding) {
-  auto devices = LoadInventoryFile(kExamples + "hetero-node.yaml");
-  const auto before = devices;
-  const std::vector<VendorRuntimeFiles> extras = {
-      {"nvidia", 0, {{"nvidia-smi.exe", "nvidia-smi.exe"}, {"evil.dll", "NVCUDA.DLL"}}, {}},
-      {"", 0x1002, {}, {{"amdxx32.dll", "amdxx32.dll"}}},
-  };
-  AddVendorRuntimeFiles(devices, extras);
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    const auto& d = devices[i];
-    if (d.vendor == "NVIDIA") {
-      ASSERT_EQ(d.system32.size(), before[i].system32.size() + 1) << d.id;
-      EXPECT_EQ(d.system32.back(), (RuntimeFile{"nvidia-smi.exe", "nvidia-smi.exe"}));
-      // nvcuda.dll stays the driver's own file.
-      for (const auto& f : d.system32) EXPECT_NE(f.source, "evil.dll");
-      EXPECT_EQ(d.syswow64, before[i].syswow64);
-    } else if (d.vendor_id == 0x1002) {
-      EXPECT_EQ(d.system32, before[i].system32);
-      EXPECT_EQ(d.syswow64.back(), (RuntimeFile{"amdxx32.dll", "amdxx32.dll"}));
-    } else {
-      EXPECT_EQ(d, before[i]);
-    }
-  }
-  Device no_store = before.front();
-  no_store.driver_store.clear();
-  std::vector<Device> one = {no_store};
-  AddVendorRuntimeFiles(one, extras);
-  EXPECT_EQ(one.front().system32, no_store.system32);
 }
 
 TEST(DeviceSnapshot, FollowsTheInventoryFileAndKeepsTheLastGoodOne) {

@@ -56,16 +56,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   dxshim::devices::AllocationPolicy policy;
   policy.max_containers_per_device = 2;
   policy.narrow_class_devices = true;
-  dxshim::devices::Allocator allocator(policy);
-  allocator.BeginResync();
-  allocator.FinishResync({});
+  dxshim::Ledger ledger(policy);
+  ledger.BeginResync();
+  ledger.FinishResync({});
   dxshim::TargetOptions target;
   target.target = dxshim::config::Target::kWindows;
   dxshim::Decision decision;
   try {
-    decision = dxshim::Decide(request, Node(), allocator, target);
+    decision = dxshim::Decide(request, Node(), ledger, target);
   } catch (const dxshim::DecisionError&) {
-    if (!allocator.Usage().empty()) std::abort();
+    if (!ledger.Usage().empty()) std::abort();
     return 0;
   }
   if (decision.pass_through) return 0;
@@ -89,7 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   dxshim::ApplyPlan(decision.plan, *request.mutable_config());
   std::string out;
   if (!request.SerializeToString(&out)) std::abort();
-  allocator.Release(decision.reservation.id);
-  if (!allocator.Usage().empty()) std::abort();
+  ledger.Release(decision.reservation.id);
+  if (!ledger.Usage().empty()) std::abort();
   return 0;
 }

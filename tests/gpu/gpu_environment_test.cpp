@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "devices/dxshim_keys.h"
 #include "devices/inventory_file.h"
 #include "shim/gpu/injection.h"
 
@@ -95,7 +96,7 @@ TEST(GpuEnvironment, ThePodsOwnVariableIsKeptAndSaidSo) {
       PlanInjection(config, {t4}, false, "why", std::nullopt, Target(config::Target::kWindows));
   EXPECT_EQ(Keys(plan), (std::vector<std::string>{"DXSHIM_GPU_LUIDS", "DXSHIM_GPU_LOCATION_PATHS",
                                                   "DXSHIM_GPU_VENDOR_IDS"}));
-  EXPECT_EQ(plan.annotations.at(kExplanationAnnotation),
+  EXPECT_EQ(plan.annotations.at(keys::kExplanationAnnotation),
             "why; 14 runtime file(s); env DXSHIM_GPU_LUIDS, DXSHIM_GPU_LOCATION_PATHS, "
             "DXSHIM_GPU_VENDOR_IDS; kept the pod's own CUDA_VISIBLE_DEVICES");
   auto rewritten = config;

@@ -38,13 +38,13 @@ class GpuInterceptorTest : public testing::Test {
     options.loaded = [this](const auto& d) { host_files_.Observe(d); };
     snapshot_ = std::make_unique<devices::DeviceSnapshot>(
         devices::MakeDeviceSource("inventory:" + dir_ / "inventory.json"), options);
-    allocator_.BeginResync();
-    allocator_.FinishResync({});
+    ledger_.BeginResync();
+    ledger_.FinishResync({});
     TargetOptions target;
     target.host_file = [this](const std::string& p) { return host_files_.Check(p); };
     target.vm_runtime_handlers = {"vm"};
     interceptor_ =
-        std::make_unique<GpuInterceptor>(*snapshot_, allocator_, target, nullptr, &handlers_);
+        std::make_unique<GpuInterceptor>(*snapshot_, ledger_, target, nullptr, &handlers_);
   }
 
   void WriteStore(const std::string& name, const std::string& content) {
@@ -93,7 +93,7 @@ class GpuInterceptorTest : public testing::Test {
   test::TempDir dir_;
   HostFiles host_files_{config::Target::kLinux};
   std::unique_ptr<devices::DeviceSnapshot> snapshot_;
-  devices::Allocator allocator_{ThreePodsPerGpu()};
+  Ledger ledger_{ThreePodsPerGpu()};
   SandboxHandlers handlers_;
   std::unique_ptr<GpuInterceptor> interceptor_;
 };

@@ -1,7 +1,8 @@
-// Allocation policy: matching, vendor/driver groups, sharing limits, placement, the pod (sandbox)
-// as the unit that holds devices until it is gone, and the ledger's resync. Devices come from the
-// example inventories (no GPU here).
-#include "devices/allocation/allocator.h"
+// The ledger (shim/ledger/ledger.h): reservations through the placement (matching, vendor/driver
+// groups, sharing limits, spread and pack, pins), the pod (sandbox) as the unit that holds devices
+// until it is gone, the resync from the runtime record without losing what happens meanwhile, and
+// concurrent reservations. Devices come from the example inventories (no GPU here).
+#include "shim/ledger/ledger.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +11,16 @@
 
 #include "devices/inventory_file.h"
 
-namespace dxshim::devices {
+namespace dxshim {
 namespace {
+
+using devices::AllocationError;
+using devices::AllocationPolicy;
+using devices::DeviceRequest;
+using devices::Inventory;
+using devices::LoadInventoryFile;
+using devices::ParseDeviceRequest;
+using devices::Placement;
 
 const std::string kExamples = DXSHIM_SOURCE_DIR "/deploy/examples/inventories/";
 
@@ -50,9 +59,9 @@ std::vector<std::string> Ids(const Reservation& r) {
   return out;
 }
 
-TEST(Allocator, MatchesVendorClassMemoryAndFiles) {
+TEST(Ledger, MatchesVendorClassMemoryAndFiles) {
   const auto node = Load("hetero-node.yaml");
-  Allocator a(Policy(4));
+  Ledger a(Policy(4));
   auto r = a.Reserve(node, Request({{"dxshim.io/vendor", "amd"}}), "pod-amd");
   ASSERT_EQ(r.devices.size(), 1u);
   EXPECT_EQ(r.devices[0].vendor, "AMD");
@@ -75,9 +84,9 @@ TEST(Allocator, MatchesVendorClassMemoryAndFiles) {
             AllocationError::Kind::kImpossible);
 }
 
-TEST(Allocator, NeverMixesVendorsOrDrivers) {
+TEST(Ledger, NeverMixesVendorsOrDrivers) {
   const auto node = Load("hetero-node.yaml");  // 2 NVIDIA T4 + 1 AMD
-  Allocator a(Policy(1));
+  Ledger a(Policy(1));
   const auto r = a.Reserve(node, Request({{"dxshim.io/gpu", "2"}}), "pod-1");
   ASSERT_EQ(r.devices.size(), 2u);
   EXPECT_EQ(r.devices[0].vendor, r.devices[1].vendor);
@@ -98,9 +107,9 @@ TEST(Allocator, NeverMixesVendorsOrDrivers) {
   EXPECT_NE(msg.find("only 3 GPU(s) match"), std::string::npos) << msg;
 }
 
-TEST(Allocator, SharingLimitExclusiveAndRelease) {
+TEST(Ledger, SharingLimitExclusiveAndRelease) {
   const auto node = Load("nvidia-t4.yaml");
-  Allocator a(Policy(2));
+  Ledger a(Policy(2));
   const auto r1 = a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-1");
   const auto r2 = a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-2");
   std::string msg;
@@ -132,9 +141,9 @@ TEST(Allocator, SharingLimitExclusiveAndRelease) {
   EXPECT_NO_THROW(a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-5"));
 }
 
-TEST(Allocator, APodHoldsItsDevicesUntilItsSandboxIsGone) {
+TEST(Ledger, APodHoldsItsDevicesUntilItsSandboxIsGone) {
   const auto node = Load("nvidia-t4.yaml");
-  Allocator a(Policy(1));
+  Ledger a(Policy(1));
   const auto gpu = Request({{"dxshim.io/gpu", "1"}});
   // An init container, then the app container, then the app again (a crash loop): one hold.
   const auto init = a.Reserve(node, gpu, "pod-1");
@@ -156,9 +165,9 @@ TEST(Allocator, APodHoldsItsDevicesUntilItsSandboxIsGone) {
   EXPECT_NO_THROW(a.Reserve(node, gpu, "pod-2"));
 }
 
-TEST(Allocator, ASandboxStoppedWithACreateInFlightKeepsNothing) {
+TEST(Ledger, ASandboxStoppedWithACreateInFlightKeepsNothing) {
   const auto node = Load("nvidia-t4.yaml");
-  Allocator a(Policy(1));
+  Ledger a(Policy(1));
   const auto gpu = Request({{"dxshim.io/gpu", "1"}});
   const auto r = a.Reserve(node, gpu, "pod-1");
   a.SandboxGone("pod-1");
@@ -168,17 +177,17 @@ TEST(Allocator, ASandboxStoppedWithACreateInFlightKeepsNothing) {
   EXPECT_NO_THROW(a.Reserve(node, gpu, "pod-2"));
 }
 
-TEST(Allocator, SpreadAndPackPlacement) {
+TEST(Ledger, SpreadAndPackPlacement) {
   const auto node = Load("hetero-node.yaml");  // T4 #0, T4 #1 (same driver), AMD
   const auto nvidia = Request({{"dxshim.io/vendor", "nvidia"}});
-  Allocator spread(Policy(4, Placement::kSpread));
+  Ledger spread(Policy(4, Placement::kSpread));
   const auto s1 = spread.Reserve(node, nvidia, "p1");
   const auto s2 = spread.Reserve(node, nvidia, "p2");
   const auto s3 = spread.Reserve(node, nvidia, "p3");
   EXPECT_EQ(s1.devices[0].id, node.devices[0].id);  // ties: inventory order
   EXPECT_EQ(s2.devices[0].id, node.devices[1].id);  // least loaded
   EXPECT_EQ(s3.devices[0].id, node.devices[0].id);
-  Allocator pack(Policy(2, Placement::kPack));
+  Ledger pack(Policy(2, Placement::kPack));
   EXPECT_EQ(pack.Reserve(node, nvidia, "p1").devices[0].id, node.devices[0].id);
   EXPECT_EQ(pack.Reserve(node, nvidia, "p2").devices[0].id, node.devices[0].id);  // fill first
   EXPECT_EQ(pack.Reserve(node, nvidia, "p3").devices[0].id, node.devices[1].id);  // then next
@@ -188,9 +197,9 @@ TEST(Allocator, SpreadAndPackPlacement) {
       << s2.explanation;
 }
 
-TEST(Allocator, PinsRestrictTheChoice) {
+TEST(Ledger, PinsRestrictTheChoice) {
   const auto node = Load("hetero-node.yaml");
-  Allocator a(Policy(1));
+  Ledger a(Policy(1));
   const auto r =
       a.Reserve(node, Request({{"dxshim.io/device", node.devices[1].location_path}}), "p1");
   EXPECT_EQ(r.devices[0].id, node.devices[1].id);
@@ -200,12 +209,12 @@ TEST(Allocator, PinsRestrictTheChoice) {
             AllocationError::Kind::kExhausted);
 }
 
-TEST(Allocator, ResyncHoldsForReadySandboxesWhateverTheirContainersDo) {
+TEST(Ledger, ResyncHoldsForReadySandboxesWhateverTheirContainersDo) {
   const auto node = Load("hetero-node.yaml");  // T4 #0, T4 #1, AMD
   const auto t4a = node.devices[0].id;
   const auto t4b = node.devices[1].id;
   const auto amd = node.devices[2].id;
-  Allocator a(Policy(1));
+  Ledger a(Policy(1));
   EXPECT_FALSE(a.synced());
   a.BeginResync();
   RuntimeRecord runtime;
@@ -239,11 +248,11 @@ TEST(Allocator, ResyncHoldsForReadySandboxesWhateverTheirContainersDo) {
   EXPECT_EQ(KindOf([&] { a.Reserve(node, gpu, "third"); }), AllocationError::Kind::kExhausted);
 }
 
-TEST(Allocator, ResyncKeepsHoldsOfReadySandboxesAndFreesStoppedOnes) {
+TEST(Ledger, ResyncKeepsHoldsOfReadySandboxesAndFreesStoppedOnes) {
   const auto node = Load("hetero-node.yaml");
   const auto t4a = node.devices[0].id;
   const auto t4b = node.devices[1].id;
-  Allocator a(Policy(1));
+  Ledger a(Policy(1));
   a.BeginResync();
   a.FinishResync({});
   const auto gpu = Request({{"dxshim.io/vendor", "nvidia"}});
@@ -269,11 +278,11 @@ TEST(Allocator, ResyncKeepsHoldsOfReadySandboxesAndFreesStoppedOnes) {
   EXPECT_TRUE(a.Usage().empty());
 }
 
-TEST(Allocator, ResyncKeepsInFlightAndReplaysWhatHappenedMeanwhile) {
+TEST(Ledger, ResyncKeepsInFlightAndReplaysWhatHappenedMeanwhile) {
   const auto node = Load("hetero-node.yaml");
   const auto t4a = node.devices[0].id;
   const auto t4b = node.devices[1].id;
-  Allocator a(Policy(1));
+  Ledger a(Policy(1));
   const auto pending = a.Reserve(node, Request({{"dxshim.io/device", t4a}}), "pod-pending");
   const auto in_flight = a.Reserve(node, Request({{"dxshim.io/vendor", "amd"}}), "pod-slow");
   a.BeginResync();
@@ -297,9 +306,9 @@ TEST(Allocator, ResyncKeepsInFlightAndReplaysWhatHappenedMeanwhile) {
   EXPECT_TRUE(a.Usage().empty());
 }
 
-TEST(Allocator, ConcurrentReservationsNeverOverAllocate) {
+TEST(Ledger, ConcurrentReservationsNeverOverAllocate) {
   const auto node = Load("hetero-node.yaml");  // 2 T4: 2 pods each = 4 slots
-  Allocator a(Policy(2));
+  Ledger a(Policy(2));
   std::atomic<int> granted{0};
   std::atomic<int> exhausted{0};
   std::vector<std::thread> threads;
@@ -322,4 +331,4 @@ TEST(Allocator, ConcurrentReservationsNeverOverAllocate) {
 }
 
 }  // namespace
-}  // namespace dxshim::devices
+}  // namespace dxshim

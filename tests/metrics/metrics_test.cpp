@@ -1,17 +1,13 @@
-// dxshim's metrics without a runtime: what each event adds to the exposition, the bound on the
-// methods a caller can make series of, the runtime reconnect count, and the HTTP endpoint's
-// answers and errors (real sockets; tests/metrics_slow_clients_test.cpp has the endpoint against
-// clients that misbehave).
+// dxshim's metrics without a runtime (shim/metrics/metrics.h): what each event adds to the
+// exposition, the bound on the methods a caller can make series of, the runtime reconnect count,
+// the decisions and the resyncs.
 #include "shim/metrics/metrics.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
-#include <stdexcept>
-#include <thread>
 
-#include "shim/metrics/http_endpoint.h"
-#include "tests/support/http_clients.h"
 #include "tests/support/http_get.h"
 
 namespace dxshim::metrics {
@@ -121,156 +117,6 @@ TEST(Metrics, Resyncs) {
   EXPECT_EQ(Sample(text, "dxshim_ledger_resyncs_total", {"result=\"failed\""}), 1);
   EXPECT_EQ(Sample(text, "dxshim_ledger_resync_duration_seconds_count"), 1);
   EXPECT_GT(Sample(text, "dxshim_ledger_last_resync_success_timestamp_seconds"), 1.7e9);
-}
-
-TEST(HttpEndpoint, AnswersAndRefuses) {
-  std::vector<std::string> missing = {"runtime: not connected"};
-  HttpHandlers handlers;
-  handlers.metrics = [] { return std::string("dxshim_x 1\n"); };
-  handlers.not_ready = [&] { return missing; };
-  HttpEndpoint endpoint("127.0.0.1:0", handlers);
-  ASSERT_GT(endpoint.port(), 0);
-  const auto at = "127.0.0.1:" + std::to_string(endpoint.port());
-  EXPECT_EQ(test::HttpGet(at, "/metrics").body, "dxshim_x 1\n");
-  auto r = test::HttpGet(at, "/readyz");
-  EXPECT_EQ(r.status, 503);
-  EXPECT_EQ(r.body, "not ready:\n  runtime: not connected\n");
-  missing.clear();
-  r = test::HttpGet(at, "/readyz");
-  EXPECT_EQ(r.status, 200);
-  EXPECT_EQ(r.body, "ready\n");
-  EXPECT_EQ(test::HttpGet(at, "/healthz").body, "ok\n");
-  EXPECT_EQ(test::HttpGet(at, "/metricsx").status, 404);
-  EXPECT_EQ(test::HttpRequest(at, "DELETE", "/healthz").status, 405);
-
-  // A port in use: the error names the address.
-  try {
-    HttpEndpoint second(at, handlers);
-    ADD_FAILURE() << "a second endpoint listened on " << at;
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot serve metrics on " + at), std::string::npos)
-        << e.what();
-  }
-}
-
-TEST(HttpEndpoint, AFailingScrapeIsA500NotACrash) {
-  HttpHandlers handlers;
-  handlers.metrics = []() -> std::string { throw std::runtime_error("collector broke"); };
-  handlers.not_ready = [] { return std::vector<std::string>{}; };
-  HttpEndpoint endpoint("127.0.0.1:0", handlers);
-  const auto at = "127.0.0.1:" + std::to_string(endpoint.port());
-  const auto r = test::HttpGet(at, "/metrics");
-  EXPECT_EQ(r.status, 500);
-  EXPECT_EQ(r.body, "collector broke\n");
-  EXPECT_EQ(test::HttpGet(at, "/healthz").status, 200);
-}
-
-HttpHandlers Fixed() {
-  HttpHandlers handlers;
-  handlers.metrics = [] { return std::string("dxshim_x 1\n"); };
-  handlers.not_ready = [] { return std::vector<std::string>{}; };
-  return handlers;
-}
-
-// Each of `connections` has sent part of a request line and nothing more.
-std::vector<std::unique_ptr<test::RawConnection>> Silent(const std::string& source, int port,
-                                                         int connections) {
-  std::vector<std::unique_ptr<test::RawConnection>> silent;
-  for (int i = 0; i < connections; ++i) {
-    silent.push_back(std::make_unique<test::RawConnection>(source, "127.0.0.1", port));
-    EXPECT_TRUE(silent.back()->Send("GET /metrics HTTP/1.1\r\n"));
-  }
-  return silent;
-}
-
-bool ClosedWithNothing(test::RawConnection& c) {
-  bool closed = false;
-  const auto got = c.ReadUntilClosed(std::chrono::seconds(5), &closed);
-  return closed && got.empty();
-}
-
-TEST(HttpEndpoint, APeerOverItsLimitDisplacesItsOldestConnectionNotTheProbe) {
-  HttpLimits limits;
-  limits.max_per_peer = 4;
-  HttpEndpoint endpoint("127.0.0.1:0", Fixed(), limits);
-  const auto at = "127.0.0.1:" + std::to_string(endpoint.port());
-  auto silent = Silent("127.0.0.1", endpoint.port(), 4);
-  // The probe comes from the same address as the silent ones: the oldest of them gives way.
-  const auto r = test::HttpGet(at, "/healthz", std::chrono::seconds(1));
-  EXPECT_EQ(r.status, 200) << r.body;
-  EXPECT_TRUE(ClosedWithNothing(*silent[0]));
-  bool closed = true;
-  silent[1]->ReadUntilClosed(milliseconds(200), &closed);
-  EXPECT_FALSE(closed) << "only the oldest was closed";
-}
-
-TEST(HttpEndpoint, OverTheTotalTheBusiestAddressGivesWay) {
-  HttpLimits limits;
-  limits.max_per_peer = 4;
-  limits.max_connections = 6;
-  HttpEndpoint endpoint("127.0.0.1:0", Fixed(), limits);
-  auto few = Silent("127.0.0.3", endpoint.port(), 2);   // the oldest of all
-  auto many = Silent("127.0.0.2", endpoint.port(), 4);  // the busiest address
-  test::RawConnection probe("127.0.0.4", "127.0.0.1", endpoint.port());
-  ASSERT_TRUE(probe.Send("GET /readyz HTTP/1.1\r\n\r\n"));
-  bool closed = false;
-  const auto answer = probe.ReadUntilClosed(std::chrono::seconds(1), &closed);
-  EXPECT_TRUE(answer.starts_with("HTTP/1.1 200 OK\r\n")) << answer;
-  EXPECT_TRUE(closed);
-  EXPECT_TRUE(ClosedWithNothing(*many[0])) << "the oldest of the busiest address";
-  few[0]->ReadUntilClosed(milliseconds(200), &closed);
-  EXPECT_FALSE(closed) << "an address with fewer connections keeps them, old as they are";
-}
-
-TEST(HttpEndpoint, ARequestThatDoesNotArriveIsAnswered408AndClosed) {
-  HttpLimits limits;
-  limits.request_timeout = milliseconds(300);
-  HttpEndpoint endpoint("127.0.0.1:0", Fixed(), limits);
-  test::RawConnection slow("127.0.0.1", "127.0.0.1", endpoint.port());
-  ASSERT_TRUE(slow.Send("GET /metr"));
-  bool closed = false;
-  const auto answer = slow.ReadUntilClosed(std::chrono::seconds(10), &closed);
-  EXPECT_TRUE(answer.starts_with("HTTP/1.1 408 Request Timeout\r\n")) << answer;
-  EXPECT_TRUE(closed);
-}
-
-TEST(HttpEndpoint, AnAnswerNotTakenInTimeIsCutOff) {
-  // 32 MiB: more than the kernel's socket buffers on both ends hold (4 MiB at most each here).
-  const std::string big(32u << 20, 'x');
-  HttpHandlers handlers = Fixed();
-  handlers.metrics = [&] { return big; };
-  HttpLimits limits;
-  limits.response_timeout = milliseconds(300);
-  HttpEndpoint endpoint("127.0.0.1:0", handlers, limits);
-  test::RawConnection slow("127.0.0.1", "127.0.0.1", endpoint.port(), 4096);
-  ASSERT_TRUE(slow.Send("GET /metrics HTTP/1.1\r\n\r\n"));
-  std::this_thread::sleep_for(milliseconds(1500));  // reading nothing meanwhile
-  // Whatever was in the buffers arrives, then the end: the endpoint gave up on the rest.
-  bool closed = false;
-  const auto got = slow.ReadUntilClosed(std::chrono::seconds(30), &closed);
-  EXPECT_TRUE(closed);
-  EXPECT_TRUE(got.starts_with("HTTP/1.1 200 OK\r\n")) << got.substr(0, 100);
-  EXPECT_LT(got.size(), big.size()) << "the whole answer was taken after all";
-  // Meanwhile others were answered.
-  EXPECT_EQ(test::HttpGet("127.0.0.1:" + std::to_string(endpoint.port()), "/healthz").status, 200);
-}
-
-TEST(HttpEndpoint, MalformedAndOversizedRequestsAre400And413) {
-  HttpEndpoint endpoint("127.0.0.1:0", Fixed());
-  const auto ask = [&](const std::string& request) {
-    test::RawConnection c("127.0.0.1", "127.0.0.1", endpoint.port());
-    c.Send(request);
-    bool closed = false;
-    return c.ReadUntilClosed(std::chrono::seconds(10), &closed);
-  };
-  auto answer = ask("HELLO\r\n\r\n");
-  EXPECT_TRUE(answer.starts_with("HTTP/1.1 400 Bad Request\r\n")) << answer;
-  EXPECT_NE(answer.find("not an HTTP request line: \"HELLO\""), std::string::npos) << answer;
-  answer = ask("GET /metrics HTTP/1.1\r\nX-Big: " + std::string(10000, 'a') + "\r\n\r\n");
-  EXPECT_TRUE(answer.starts_with("HTTP/1.1 413 Request Too Large\r\n")) << answer;
-  answer = ask("GET /metrics?name=x HTTP/1.1\r\n\r\n");
-  EXPECT_TRUE(answer.starts_with("HTTP/1.1 200 OK\r\n")) << answer;
-  EXPECT_TRUE(answer.ends_with("\r\n\r\ndxshim_x 1\n")) << answer;
 }
 
 }  // namespace

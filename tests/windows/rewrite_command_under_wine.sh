@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Runs rewrite_golden_test (tests/rewrite_golden_test.cpp) against the Windows dxshim.exe under
+# Runs rewrite_command_test (tests/cli/rewrite_command_test.cpp) against the Windows dxshim.exe under
 # wine: every golden case must give the same bytes as the Linux build's golden files (same code,
 # two platforms). One private Wine prefix serves all cases.
-# usage: rewrite_golden_under_wine.sh rewrite_golden_test dxshim.exe
+# usage: rewrite_command_under_wine.sh rewrite_command_test dxshim.exe
 set -uo pipefail
-test_binary=${1:?usage: rewrite_golden_under_wine.sh rewrite_golden_test dxshim.exe}
-exe=${2:?usage: rewrite_golden_under_wine.sh rewrite_golden_test dxshim.exe}
+test_binary=${1:?usage: rewrite_command_under_wine.sh rewrite_command_test dxshim.exe}
+exe=${2:?usage: rewrite_command_under_wine.sh rewrite_command_test dxshim.exe}
 source "$(dirname "$0")/wine_test_env.sh"
 need_exe "$exe"
 "$wine" wineboot --init >/dev/null 2>&1

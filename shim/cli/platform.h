@@ -1,0 +1,58 @@
+// What the commands do differently on Windows, in one place (platform_posix.cpp,
+// platform_windows.cpp), so that serve_command.cpp and device_plugin_command.cpp read the same on
+// both: named pipes bridged to loopback TCP (shim/windows/pipe_transport.h), the service control
+// manager, how the plugin child follows its parent and reads serve's notifications.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shim/device_plugin/plugin_sockets.h"
+#include "shim/proxy/endpoint.h"
+#include "shim/proxy/proxy_server.h"
+
+namespace dxshim {
+
+// Windows: the named pipes among the endpoints bridged to loopback TCP (the endpoints are
+// rewritten to the bridges'). Elsewhere: nothing to do.
+class PipeBridges {
+ public:
+  // For serve: kubelet's pipe (only calls that came through it are admitted) and the runtime's.
+  // Throws std::exception naming what cannot be served.
+  static std::unique_ptr<PipeBridges> ForServe(ProxyOptions& options, const std::string& sddl);
+  // For the device plugin: the runtime's pipe only (nothing is listened on).
+  static std::unique_ptr<PipeBridges> ForPlugin(Endpoint& runtime);
+  virtual ~PipeBridges() = default;
+  // Once the relay listens on `port`: the pipe opens.
+  virtual void Listen(int /*port*/) {}
+  virtual void Stop() {}
+};
+
+// Runs `serve` as the Windows service "dxshim" when the service control manager started this
+// process (RUNNING once `serve` calls its ready callback; a service stop calls `stop`; `stop_wait`
+// is the wait hint), else in the console. Elsewhere: `serve` directly.
+int RunServeProcess(const std::function<int(const std::function<void()>& ready)>& serve,
+                    const std::function<void()>& stop, std::chrono::milliseconds stop_wait);
+
+// Serve's configuration did not load (exit `code`). Windows: when the service control manager
+// started this process, that is reported to it (STOPPED with this code as the service-specific
+// error, never RUNNING) instead of leaving it to time out; --check and --help are for a console
+// and skip the attempt. Returns the exit code.
+int ReportFailedStart(int code, const std::vector<std::string>& args);
+
+// The plugin child: stop (SIGTERM) when serve, process `parent`, is gone, even by SIGKILL. False
+// when it already is. (Windows: serve closes the child's input; always true.)
+bool FollowParent(long parent);
+
+// Calls `changed` for each batch of bytes on the process's stdin until its end (serve closed it:
+// returns true) or `stopping` (checked every 250 ms).
+bool WaitForNotifications(const std::atomic<bool>& stopping, const std::function<void()>& changed);
+
+// Throws std::invalid_argument when `sockets` cannot work on this platform.
+void CheckPluginSockets(device_plugin::PluginSockets sockets);
+
+}  // namespace dxshim

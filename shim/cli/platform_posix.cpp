@@ -1,0 +1,61 @@
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "shim/cli/platform.h"
+#ifdef __linux__
+#include <signal.h>
+#include <sys/prctl.h>
+#endif
+
+namespace dxshim {
+
+std::unique_ptr<PipeBridges> PipeBridges::ForServe(ProxyOptions& /*options*/,
+                                                   const std::string& /*sddl*/) {
+  return std::make_unique<PipeBridges>();
+}
+
+std::unique_ptr<PipeBridges> PipeBridges::ForPlugin(Endpoint& /*runtime*/) {
+  return std::make_unique<PipeBridges>();
+}
+
+int RunServeProcess(const std::function<int(const std::function<void()>& ready)>& serve,
+                    const std::function<void()>& /*stop*/,
+                    std::chrono::milliseconds /*stop_wait*/) {
+  return serve([] {});
+}
+
+int ReportFailedStart(int code, const std::vector<std::string>& /*args*/) { return code; }
+
+bool FollowParent(long parent) {
+#ifdef __linux__
+  // The signal only covers a death after this call: serve may already be gone, and then
+  // getppid() is no longer its pid.
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  return static_cast<long>(::getppid()) == parent;
+#else
+  (void)parent;
+  return true;
+#endif
+}
+
+bool WaitForNotifications(const std::atomic<bool>& stopping, const std::function<void()>& changed) {
+  char bytes[256];
+  while (!stopping) {
+    pollfd p{0, POLLIN, 0};
+    const int ready = ::poll(&p, 1, 250);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) return false;
+    if (ready == 0) continue;
+    const auto n = ::read(0, bytes, sizeof bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return true;
+    changed();
+  }
+  return false;
+}
+
+void CheckPluginSockets(device_plugin::PluginSockets /*sockets*/) {}
+
+}  // namespace dxshim

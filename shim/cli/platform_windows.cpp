@@ -1,0 +1,104 @@
+#include <spdlog/spdlog.h>
+#include <windows.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "shim/cli/platform.h"
+#include "shim/windows/pipe_transport.h"
+#include "shim/windows/service.h"
+
+namespace dxshim {
+namespace {
+
+class WindowsPipeBridges : public PipeBridges {
+ public:
+  explicit WindowsPipeBridges(std::unique_ptr<windows::PipeTransport> pipes)
+      : pipes_(std::move(pipes)) {}
+  void Listen(int port) override { pipes_->Listen(port); }
+  void Stop() override { pipes_->Stop(); }
+  windows::PipeTransport& pipes() { return *pipes_; }
+
+ private:
+  std::unique_ptr<windows::PipeTransport> pipes_;
+};
+
+}  // namespace
+
+std::unique_ptr<PipeBridges> PipeBridges::ForServe(ProxyOptions& options, const std::string& sddl) {
+  auto bridges = std::make_unique<WindowsPipeBridges>(std::make_unique<windows::PipeTransport>(
+      options.listen, options.runtime, sddl,
+      [](const std::string& line) { spdlog::info("{}", line); },
+      [](const std::string& line) { spdlog::warn("{}", line); }));
+  if (bridges->pipes().serves_pipe()) {
+    options.admit_peer = [p = &bridges->pipes()](std::string_view peer) { return p->Admits(peer); };
+  }
+  return bridges;
+}
+
+std::unique_ptr<PipeBridges> PipeBridges::ForPlugin(Endpoint& runtime) {
+  // containerd's named pipe, reached as serve reaches it: through a forwarder on loopback that
+  // only this process may use. Nothing is listened on here.
+  Endpoint no_listen{Endpoint::Kind::kTcp, ""};
+  return std::make_unique<WindowsPipeBridges>(std::make_unique<windows::PipeTransport>(
+      no_listen, runtime, "", [](const std::string& line) { spdlog::debug("{}", line); },
+      [](const std::string& line) { spdlog::warn("device plugin: {}", line); }));
+}
+
+int RunServeProcess(const std::function<int(const std::function<void()>& ready)>& serve,
+                    const std::function<void()>& stop, std::chrono::milliseconds stop_wait) {
+  windows::ServiceCallbacks service;
+  service.run = serve;
+  service.stop = stop;
+  service.stop_wait_hint_ms = static_cast<DWORD>(stop_wait.count());
+  bool not_a_service = false;
+  const int code = windows::RunAsService("dxshim", service, not_a_service);
+  if (!not_a_service) return code;
+  return serve([] {});
+}
+
+int ReportFailedStart(int code, const std::vector<std::string>& args) {
+  // --check and --help are for a console: they skip the attempt (which takes seconds to fail
+  // under wine).
+  const bool console_only = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+    return a == "--check" || a == "--help" || a == "-h";
+  });
+  if (console_only) return code;
+  windows::ServiceCallbacks failed;
+  failed.run = [code](const std::function<void()>&) { return code; };
+  failed.stop = [] {};
+  bool not_a_service = false;
+  const int reported = windows::RunAsService("dxshim", failed, not_a_service);
+  return not_a_service ? code : reported;
+}
+
+bool FollowParent(long /*parent*/) { return true; }
+
+bool WaitForNotifications(const std::atomic<bool>& stopping, const std::function<void()>& changed) {
+  char bytes[256];
+  // An anonymous pipe: PeekNamedPipe says what waits without blocking, and the end of the pipe.
+  const HANDLE input = GetStdHandle(STD_INPUT_HANDLE);
+  while (!stopping) {
+    DWORD waiting = 0;
+    if (!PeekNamedPipe(input, nullptr, 0, nullptr, &waiting, nullptr)) {
+      return GetLastError() == ERROR_BROKEN_PIPE;
+    }
+    if (waiting == 0) {
+      Sleep(250);
+      continue;
+    }
+    DWORD n = 0;
+    if (!ReadFile(input, bytes, sizeof bytes, &n, nullptr) || n == 0) return true;
+    changed();
+  }
+  return false;
+}
+
+void CheckPluginSockets(device_plugin::PluginSockets sockets) {
+  if (sockets == device_plugin::PluginSockets::kGrpcUnix) {
+    throw std::invalid_argument(std::string(device_plugin::kPluginSocketsVariable) +
+                                "=grpc-unix: gRPC has no unix sockets on Windows");
+  }
+}
+
+}  // namespace dxshim

@@ -1,0 +1,50 @@
+// What the runtime says about who holds GPUs: its sandboxes that are ready, and its containers
+// that were given devices (the dxshim.io/devices label dxshim put on them). The ledger is rebuilt
+// from it (ledger.h), and the device plugin counts the slots the scheduler does not see from it
+// (shim/device_plugin/plugin_slots.h).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/v1/api.pb.h"
+
+namespace dxshim {
+
+// A container as the runtime lists it, with what its labels say it was given.
+struct RecordedContainer {
+  std::string container_id;
+  std::string sandbox_id;
+  std::vector<std::string> device_ids;
+  bool exclusive = false;
+  bool exited = false;  // known to have exited (any other state may still run)
+  // The device plugin slots kubelet gave it (its dxshim.io/plugin-slots annotation), if any.
+  std::vector<std::string> plugin_slots;
+};
+
+// A sandbox holds its containers' devices while it is ready, or while one of them may still run
+// (a sandbox whose pause process died is not ready, but kubelet has not stopped its containers
+// yet).
+struct RuntimeRecord {
+  std::set<std::string> ready_sandboxes;
+  std::vector<RecordedContainer> containers;
+};
+
+// Whether `container` makes its sandbox hold devices: the rule the ledger's resync applies.
+bool HoldsDevices(const RuntimeRecord& runtime, const RecordedContainer& container);
+
+// How many sandboxes hold devices by the record alone.
+std::size_t HoldingPods(const RuntimeRecord& runtime);
+
+// What a ListPodSandbox and a ListContainers answer say about who holds devices: the ready
+// sandboxes, and every container that carries the dxshim.io/devices label.
+RuntimeRecord ReadRuntimeRecord(const runtime::v1::ListPodSandboxResponse& sandboxes,
+                                const runtime::v1::ListContainersResponse& containers);
+
+// The runtime handler of every sandbox a ListPodSandbox answer lists.
+std::map<std::string, std::string> ReadSandboxHandlers(
+    const runtime::v1::ListPodSandboxResponse& sandboxes);
+
+}  // namespace dxshim

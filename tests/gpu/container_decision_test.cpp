@@ -1,0 +1,132 @@
+// The decision on a CreateContainer (shim/gpu/container_decision.h) on the example inventories: no
+// annotation makes dxshim mount a path the inventory did not give, each refusal has its gRPC code
+// (namespaces, exhaustion, bad input, a ledger not yet read), and pods in VMs get no GPU.
+#include "shim/gpu/container_decision.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "devices/dxshim_keys.h"
+#include "tests/support/gpu_requests.h"
+
+namespace dxshim {
+namespace {
+
+const std::string kStore =
+    "C:\\Windows\\System32\\DriverStore\\FileRepository\\nvgridsw_aws.inf_amd64_5b7ec8f2a8e3b31a";
+
+using test::LoadExampleInventory;
+using test::PodCreateRequest;
+using test::SyncedLedger;
+using test::WindowsTarget;
+
+TEST(Decision, AnnotationsNeverNameAPathThatGetsMounted) {
+  // A hostile pod: pins and required files that are paths. Nothing but inventory paths may
+  // appear in the rewrite, and here nothing matches at all.
+  const auto node = LoadExampleInventory("nvidia-t4.yaml");
+  const auto owner = SyncedLedger();
+  auto& ledger = *owner;
+  for (const auto& [key, value] : std::map<std::string, std::string>{
+           {"dxshim.io/device", "C:\\Windows\\System32\\config\\SAM"},
+           {"dxshim.io/requires", "..\\..\\SAM"},
+           {"dxshim.io/vendor", "\\\\evil\\share"}}) {
+    try {
+      Decide(PodCreateRequest({{key, value}}), node, ledger, WindowsTarget());
+      ADD_FAILURE() << key << " was accepted";
+    } catch (const DecisionError& e) {
+      EXPECT_TRUE(e.code() == grpc::StatusCode::INVALID_ARGUMENT ||
+                  e.code() == grpc::StatusCode::FAILED_PRECONDITION)
+          << e.what();
+    }
+  }
+  EXPECT_TRUE(ledger.Usage().empty());
+  const auto d = Decide(PodCreateRequest({{"dxshim.io/gpu", "1"}}), node, ledger, WindowsTarget());
+  for (const auto& m : d.plan.add_mounts) EXPECT_TRUE(m.host_path().starts_with(kStore));
+}
+
+TEST(Decision, CodesAndNamespaces) {
+  const auto node = LoadExampleInventory("nvidia-t4.yaml");
+  devices::AllocationPolicy policy;
+  policy.deny_namespaces = {"default"};
+  const auto owner = SyncedLedger(policy);
+  auto& ledger = *owner;
+  const auto code = [&](const runtime::v1::CreateContainerRequest& r) {
+    try {
+      Decide(r, node, ledger, WindowsTarget());
+    } catch (const DecisionError& e) {
+      return e.code();
+    }
+    return grpc::StatusCode::OK;
+  };
+  EXPECT_EQ(code(PodCreateRequest({{"dxshim.io/gpu", "1"}})),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  auto other = PodCreateRequest({{"dxshim.io/gpu", "1"}});
+  other.mutable_sandbox_config()->mutable_metadata()->set_namespace_("gpu");
+  EXPECT_EQ(code(other), grpc::StatusCode::OK);
+  other.set_pod_sandbox_id("sandbox-2");
+  EXPECT_EQ(code(other), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(code(PodCreateRequest({{"dxshim.io/gpu", "x"}})), grpc::StatusCode::INVALID_ARGUMENT);
+  Ledger unsynced({});
+  try {
+    Decide(other, node, unsynced, WindowsTarget());
+    ADD_FAILURE();
+  } catch (const DecisionError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::UNAVAILABLE);
+  }
+  // Scope: a container outside dxshim.io/containers passes through.
+  auto scoped = PodCreateRequest({{"dxshim.io/gpu", "1"}, {"dxshim.io/containers", "trainer"}});
+  scoped.mutable_sandbox_config()->mutable_metadata()->set_namespace_("gpu");
+  EXPECT_TRUE(Decide(scoped, node, ledger, WindowsTarget()).pass_through);
+}
+
+// vm-runtime-handlers: a GPU request in a pod whose handler runs it in a VM is refused before
+// anything is held; a device another plugin put in is left as it is, with no runtime files.
+TEST(Decision, PodsInVirtualMachinesGetNoGpu) {
+  const auto node = LoadExampleInventory("nvidia-t4.yaml");
+  const auto owner = SyncedLedger();
+  auto& ledger = *owner;
+  auto target = WindowsTarget();
+  target.vm_runtime_handlers = {"runhcs-wcow-hypervisor"};
+  const auto request = PodCreateRequest({{"dxshim.io/gpu", "1"}});
+  try {
+    Decide(request, node, ledger, target, std::string("runhcs-wcow-hypervisor"));
+    ADD_FAILURE() << "a GPU in a Hyper-V pod";
+  } catch (const DecisionError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_EQ(e.outcome(), DecisionOutcome::kVmSandbox);
+    EXPECT_NE(std::string(e.what()).find("'runhcs-wcow-hypervisor' runs pods in virtual machines"),
+              std::string::npos)
+        << e.what();
+  }
+  // The dxshim resource (the device plugin's slots) is a GPU request too.
+  auto by_limit = PodCreateRequest({});
+  (*by_limit.mutable_config()->mutable_annotations())[keys::kPluginSlotsAnnotation] = "slot-0";
+  EXPECT_THROW(Decide(by_limit, node, ledger, target, std::string("runhcs-wcow-hypervisor")),
+               DecisionError);
+  // Nothing was held: the same pod under the default handler gets the GPU.
+  EXPECT_FALSE(Decide(request, node, ledger, target, std::string("")).pass_through);
+  // Another plugin's device in a VM pod: left alone, and the log says why.
+  auto assigned = PodCreateRequest({});
+  assigned.set_pod_sandbox_id("sandbox-vm");
+  assigned.mutable_config()->add_devices()->set_host_path(
+      "vpci-location-path://PCIROOT(0)#PCI(1E00)");
+  const auto left = Decide(assigned, node, ledger, target, std::string("runhcs-wcow-hypervisor"));
+  EXPECT_TRUE(left.pass_through);
+  EXPECT_TRUE(left.notable);
+  EXPECT_NE(left.why.find("left as they are"), std::string::npos);
+  // A sandbox dxshim has not learned yet: retry once the runtime has listed it.
+  try {
+    Decide(request, node, ledger, target, std::nullopt);
+    ADD_FAILURE();
+  } catch (const DecisionError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::UNAVAILABLE);
+  }
+  // Without VM handlers configured (Linux's default) the handler does not matter.
+  EXPECT_TRUE(
+      Decide(PodCreateRequest({}), node, ledger, WindowsTarget(), std::nullopt).pass_through);
+}
+
+}  // namespace
+}  // namespace dxshim

@@ -1,0 +1,31 @@
+// What the GPU unit tests start from: an example inventory (deploy/examples/inventories; no GPU
+// exists here), a CreateContainer request of a pod with given annotations as kubelet sends it, the
+// Windows target, and a ledger already read from an empty runtime.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "devices/allocation/allocation_policy.h"
+#include "devices/device.h"
+#include "runtime/v1/api.pb.h"
+#include "shim/gpu/injection.h"
+#include "shim/ledger/ledger.h"
+
+namespace dxshim::test {
+
+// deploy/examples/inventories/<file>.
+devices::Inventory LoadExampleInventory(const std::string& file);
+
+// Container "app" of pod "pod" in namespace "default", sandbox "sandbox-1", the pod annotated
+// with `pod_annotations`.
+runtime::v1::CreateContainerRequest PodCreateRequest(
+    const std::map<std::string, std::string>& pod_annotations);
+
+TargetOptions WindowsTarget();
+
+// A ledger whose first resync found nothing in use.
+std::unique_ptr<Ledger> SyncedLedger(devices::AllocationPolicy policy = {});
+
+}  // namespace dxshim::test
