@@ -194,8 +194,10 @@ unsigned CountPluginSlots(const std::string& value) {
           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
         });
     if (!valid || !slots.insert(slot).second) {
-      throw RequestError("annotation " + std::string(keys::kPluginSlotsAnnotation) + "='" + value +
-                         "': '" + slot + "' is " + (valid ? "repeated" : "not a dxshim slot id"));
+      std::string what = "annotation ";
+      what.append(keys::kPluginSlotsAnnotation).append("='").append(value).append("': '");
+      what.append(slot).append("' is ").append(valid ? "repeated" : "not a dxshim slot id");
+      throw RequestError(what);
     }
     start = comma + 1;
   }

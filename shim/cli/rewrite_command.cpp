@@ -66,6 +66,16 @@ void ReadStringMap(const YAML::Node& node, Map& out, const std::string& path,
   for (const auto& kv : node) out[kv.first.Scalar()] = Text(kv.second, path, field);
 }
 
+// Calls `read` for each entry of the list `field` of `node`, if there is one.
+template <typename Read>
+void ReadList(const YAML::Node& node, const std::string& path, const std::string& field,
+              Read read) {
+  const auto list = node[field];
+  if (!list.IsDefined() || list.IsNull()) return;
+  if (!list.IsSequence()) throw UsageError(path + ": " + field + " must be a list");
+  for (const auto& entry : list) read(entry);
+}
+
 // The parts of the two documents dxshim's decision reads. (Not protobuf's JSON parser: it wants
 // base64 for KeyValue.value and knows nothing of the platform sections.)
 runtime::v1::CreateContainerRequest ReadRequest(const YAML::Node& container,
@@ -77,36 +87,25 @@ runtime::v1::CreateContainerRequest ReadRequest(const YAML::Node& container,
   auto& config = *request.mutable_config();
   config.mutable_metadata()->set_name(
       Text(container["metadata"]["name"], container_path, "metadata.name"));
-  const auto devices = container["devices"];
-  if (devices.IsDefined() && !devices.IsNull()) {
-    if (!devices.IsSequence()) throw UsageError(container_path + ": devices must be a list");
-    for (const auto& d : devices) {
-      auto& entry = *config.add_devices();
-      entry.set_host_path(Text(Field(d, "host_path", "hostPath"), container_path, "devices"));
-      entry.set_container_path(
-          Text(Field(d, "container_path", "containerPath"), container_path, "devices"));
-      entry.set_permissions(Text(d["permissions"], container_path, "devices"));
-    }
-  }
-  const auto mounts = container["mounts"];
-  if (mounts.IsDefined() && !mounts.IsNull()) {
-    if (!mounts.IsSequence()) throw UsageError(container_path + ": mounts must be a list");
-    for (const auto& m : mounts) {
-      auto& entry = *config.add_mounts();
-      entry.set_host_path(Text(Field(m, "host_path", "hostPath"), container_path, "mounts"));
-      entry.set_container_path(
-          Text(Field(m, "container_path", "containerPath"), container_path, "mounts"));
-    }
-  }
-  const auto envs = container["envs"];
-  if (envs.IsDefined() && !envs.IsNull()) {
-    if (!envs.IsSequence()) throw UsageError(container_path + ": envs must be a list");
-    for (const auto& e : envs) {
-      auto& entry = *config.add_envs();
-      entry.set_key(Text(e["key"], container_path, "envs"));
-      entry.set_value(Text(e["value"], container_path, "envs"));
-    }
-  }
+  const auto text = [&](const YAML::Node& node, const char* field) {
+    return Text(node, container_path, field);
+  };
+  ReadList(container, container_path, "devices", [&](const YAML::Node& d) {
+    auto& entry = *config.add_devices();
+    entry.set_host_path(text(Field(d, "host_path", "hostPath"), "devices"));
+    entry.set_container_path(text(Field(d, "container_path", "containerPath"), "devices"));
+    entry.set_permissions(text(d["permissions"], "devices"));
+  });
+  ReadList(container, container_path, "mounts", [&](const YAML::Node& m) {
+    auto& entry = *config.add_mounts();
+    entry.set_host_path(text(Field(m, "host_path", "hostPath"), "mounts"));
+    entry.set_container_path(text(Field(m, "container_path", "containerPath"), "mounts"));
+  });
+  ReadList(container, container_path, "envs", [&](const YAML::Node& e) {
+    auto& entry = *config.add_envs();
+    entry.set_key(text(e["key"], "envs"));
+    entry.set_value(text(e["value"], "envs"));
+  });
   ReadStringMap(container["labels"], *config.mutable_labels(), container_path, "labels");
   ReadStringMap(container["annotations"], *config.mutable_annotations(), container_path,
                 "annotations");
@@ -130,9 +129,7 @@ std::string CtrFlags(const InjectionPlan& plan) {
   return out;
 }
 
-}  // namespace
-
-int RunRewrite(int argc, char** argv) {
+po::options_description VisibleOptions() {
   po::options_description desc(
       "dxshim rewrite [options] CONTAINER.json POD.json\n\n"
       "Prints the container config (the JSON `crictl create` takes) as dxshim would rewrite it\n"
@@ -149,6 +146,95 @@ int RunRewrite(int argc, char** argv) {
       "do not check that runtime files exist on this host (preview another node's rewrite)")(
       "format", po::value<std::string>()->default_value("json"),
       "json (the rewritten container config) or ctr (`ctr run` flags, one per line)");
+  return desc;
+}
+
+// What the command line asks for, checked.
+struct RewriteArgs {
+  std::vector<std::string> files;  // CONTAINER.json, POD.json
+  std::string format;
+  config::ServeConfig cfg;
+  bool explain = false;
+  bool skip_check = false;
+  std::string runtime_handler;
+};
+
+RewriteArgs ReadArgs(const po::variables_map& vm) {
+  RewriteArgs args;
+  if (vm.count("files")) args.files = vm["files"].as<std::vector<std::string>>();
+  if (args.files.size() != 2) throw UsageError("needs CONTAINER.json and POD.json");
+  args.format = vm["format"].as<std::string>();
+  if (args.format != "json" && args.format != "ctr") {
+    throw UsageError("--format '" + args.format + "' is not json or ctr");
+  }
+  auto& cfg = args.cfg;
+  if (vm.count("config")) config::ApplyServeConfigFile(cfg, vm["config"].as<std::string>());
+  if (vm.count("target")) {
+    config::ApplyServeKey(cfg, "target", vm["target"].as<std::string>(), "--target");
+  }
+  if (vm.count("inventory")) cfg.device_source = "inventory:" + vm["inventory"].as<std::string>();
+  args.explain = vm["explain"].as<bool>();
+  args.skip_check = vm["skip-host-file-check"].as<bool>();
+  args.runtime_handler = vm["runtime-handler"].as<std::string>();
+  return args;
+}
+
+TargetOptions RewriteTarget(const RewriteArgs& args) {
+  TargetOptions target;
+  target.target = args.cfg.target;
+  target.linux_system32_path = args.cfg.linux_system32_path;
+  target.linux_syswow64_path = args.cfg.linux_syswow64_path;
+  target.vm_runtime_handlers = args.cfg.vm_runtime_handlers;
+  if (!args.skip_check) {
+    target.host_file = [](const std::string& path) {
+      std::error_code ec;
+      return std::filesystem::is_regular_file(path, ec) ? HostFileState::kPresent
+                                                        : HostFileState::kAbsent;
+    };
+  }
+  return target;
+}
+
+// The decision serve would take for the request, on a node where no GPU is in use yet.
+Decision DecideOnFreshNode(const runtime::v1::CreateContainerRequest& request,
+                           const RewriteArgs& args) {
+  const auto& cfg = args.cfg;
+  devices::SnapshotOptions snapshot_options;
+  snapshot_options.include_integrated = cfg.include_integrated;
+  snapshot_options.include_detachable = cfg.include_detachable;
+  snapshot_options.extra_runtime_files = cfg.extra_runtime_files;
+  const devices::DeviceSnapshot snapshot(
+      devices::MakeDeviceSource(cfg.device_source, cfg.sysfs_root), snapshot_options);
+  Ledger ledger(cfg.policy);
+  ledger.BeginResync();
+  ledger.FinishResync({});
+  return Decide(request, *snapshot.Current(), ledger, RewriteTarget(args), args.runtime_handler);
+}
+
+const char* StatusName(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    default:
+      return "FAILED_PRECONDITION";
+  }
+}
+
+void Explain(const Decision& decision, bool skip_check) {
+  std::cerr << (decision.pass_through ? "unchanged: " + decision.why : decision.why) << "\n";
+  for (const auto& line : decision.reservation.considered) std::cerr << "  " << line << "\n";
+  for (const auto& note : decision.plan.notes) std::cerr << "  " << note << "\n";
+  if (skip_check && !decision.pass_through) {
+    std::cerr << "  host files not checked (--skip-host-file-check)\n";
+  }
+}
+
+}  // namespace
+
+int RunRewrite(int argc, char** argv) {
+  const auto desc = VisibleOptions();
   po::options_description hidden;
   hidden.add_options()("files", po::value<std::vector<std::string>>());
   po::positional_options_description positional;
@@ -163,72 +249,24 @@ int RunRewrite(int argc, char** argv) {
       std::cout << desc << "\n";
       return 0;
     }
-    const auto files =
-        vm.count("files") ? vm["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
-    if (files.size() != 2) throw UsageError("needs CONTAINER.json and POD.json");
-    const auto format = vm["format"].as<std::string>();
-    if (format != "json" && format != "ctr") {
-      throw UsageError("--format '" + format + "' is not json or ctr");
-    }
-    config::ServeConfig cfg;
-    if (vm.count("config")) config::ApplyServeConfigFile(cfg, vm["config"].as<std::string>());
-    if (vm.count("target")) {
-      config::ApplyServeKey(cfg, "target", vm["target"].as<std::string>(), "--target");
-    }
-    if (vm.count("inventory")) cfg.device_source = "inventory:" + vm["inventory"].as<std::string>();
-
-    YAML::Node document = LoadJson(files[0], ReadFile(files[0]));
-    const YAML::Node pod = LoadJson(files[1], ReadFile(files[1]));
-    const auto request = ReadRequest(document, files[0], pod, files[1]);
-
-    devices::SnapshotOptions snapshot_options;
-    snapshot_options.include_integrated = cfg.include_integrated;
-    snapshot_options.include_detachable = cfg.include_detachable;
-    snapshot_options.extra_runtime_files = cfg.extra_runtime_files;
-    const devices::DeviceSnapshot snapshot(
-        devices::MakeDeviceSource(cfg.device_source, cfg.sysfs_root), snapshot_options);
-    Ledger ledger(cfg.policy);
-    ledger.BeginResync();
-    ledger.FinishResync({});  // a node where no GPU is in use yet
-
-    TargetOptions target;
-    target.target = cfg.target;
-    target.linux_system32_path = cfg.linux_system32_path;
-    target.linux_syswow64_path = cfg.linux_syswow64_path;
-    const bool skip_check = vm["skip-host-file-check"].as<bool>();
-    target.vm_runtime_handlers = cfg.vm_runtime_handlers;
-    if (!skip_check) {
-      target.host_file = [](const std::string& path) {
-        std::error_code ec;
-        return std::filesystem::is_regular_file(path, ec) ? HostFileState::kPresent
-                                                          : HostFileState::kAbsent;
-      };
-    }
+    const auto args = ReadArgs(vm);
+    YAML::Node document = LoadJson(args.files[0], ReadFile(args.files[0]));
+    const YAML::Node pod = LoadJson(args.files[1], ReadFile(args.files[1]));
+    const auto request = ReadRequest(document, args.files[0], pod, args.files[1]);
     Decision decision;
     try {
-      decision = Decide(request, *snapshot.Current(), ledger, target,
-                        vm["runtime-handler"].as<std::string>());
+      decision = DecideOnFreshNode(request, args);
     } catch (const DecisionError& e) {
-      std::cerr << "dxshim rewrite: CreateContainer would fail with "
-                << (e.code() == grpc::StatusCode::RESOURCE_EXHAUSTED ? "RESOURCE_EXHAUSTED"
-                    : e.code() == grpc::StatusCode::INVALID_ARGUMENT ? "INVALID_ARGUMENT"
-                                                                     : "FAILED_PRECONDITION")
+      std::cerr << "dxshim rewrite: CreateContainer would fail with " << StatusName(e.code())
                 << ": " << e.what() << "\n";
       return 1;
     }
-    if (!decision.pass_through && skip_check) {
+    if (!decision.pass_through && args.skip_check) {
       decision.plan.annotations[keys::kExplanationAnnotation] +=
           " (host files not checked: --skip-host-file-check)";
     }
-    if (vm["explain"].as<bool>()) {
-      std::cerr << (decision.pass_through ? "unchanged: " + decision.why : decision.why) << "\n";
-      for (const auto& line : decision.reservation.considered) std::cerr << "  " << line << "\n";
-      for (const auto& note : decision.plan.notes) std::cerr << "  " << note << "\n";
-      if (skip_check && !decision.pass_through) {
-        std::cerr << "  host files not checked (--skip-host-file-check)\n";
-      }
-    }
-    if (format == "ctr") {
+    if (args.explain) Explain(decision, args.skip_check);
+    if (args.format == "ctr") {
       std::cout << CtrFlags(decision.plan);
     } else {
       if (!decision.pass_through) ApplyPlanToJson(decision.plan, document);

@@ -62,14 +62,13 @@ bool IsClassDevice(const runtime::v1::Device& entry) {
   return p.starts_with("class/") || p.starts_with("vpci-class-guid://");
 }
 
-InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
-                            const std::vector<devices::Device>& devices, bool exclusive,
-                            const std::string& explanation, std::optional<int> narrow_index,
-                            const TargetOptions& target) {
-  InjectionPlan plan;
-  std::vector<std::string> ids;
+namespace {
+
+// The devices not already in the config; the first replaces the class entry at `narrow_index`.
+void PlanDevices(const runtime::v1::ContainerConfig& config,
+                 const std::vector<devices::Device>& devices, std::optional<int> narrow_index,
+                 const TargetOptions& target, InjectionPlan& plan) {
   for (const auto& d : devices) {
-    ids.push_back(d.id);
     const bool present = std::any_of(config.devices().begin(), config.devices().end(),
                                      [&](const auto& e) { return NamesDevice(e, d, target); });
     if (present) continue;
@@ -82,6 +81,12 @@ InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
     }
     plan.add_devices.push_back(DeviceEntry(d, target));
   }
+}
+
+// The present runtime files of `devices`, each unless its destination is already taken.
+void PlanMounts(const runtime::v1::ContainerConfig& config,
+                const std::vector<devices::Device>& devices, const TargetOptions& target,
+                InjectionPlan& plan) {
   // Destinations already taken, in the form the runtime will use (container_path.h).
   // A few dozen at most: a vector searched in order beats a hash set's allocations.
   std::vector<std::string> taken;
@@ -122,9 +127,20 @@ InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
       }
     }
   }
-  // The GPUs' environment; what the pod sets itself is its own.
+}
+
+// The variables added and those the pod sets itself, each a comma-separated list of names.
+struct EnvironmentNames {
+  std::string set;
+  std::string kept;
+};
+
+// The GPUs' environment; what the pod sets itself is its own.
+EnvironmentNames PlanEnvironment(const runtime::v1::ContainerConfig& config,
+                                 const std::vector<devices::Device>& devices,
+                                 const TargetOptions& target, InjectionPlan& plan) {
   auto env = GpuEnvironmentFor(devices);
-  std::string set, kept;
+  EnvironmentNames names;
   for (auto& variable : env.variables) {
     const std::string& name = variable.first;
     // Windows' environment names ignore case; Linux's do not.
@@ -132,7 +148,7 @@ InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
         config.envs().begin(), config.envs().end(), [&](const runtime::v1::KeyValue& e) {
           return Windows(target) ? devices::EqualsIgnoreCase(e.key(), name) : e.key() == name;
         });
-    auto& list = pod_sets ? kept : set;
+    auto& list = pod_sets ? names.kept : names.set;
     list += (list.empty() ? "" : ", ") + name;
     if (pod_sets) continue;
     runtime::v1::KeyValue kv;
@@ -141,13 +157,27 @@ InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
     plan.add_envs.push_back(std::move(kv));
   }
   for (auto& note : env.notes) plan.notes.push_back(std::move(note));
-  std::string joined;
-  for (const auto& id : ids) joined += (joined.empty() ? "" : ",") + id;
-  plan.labels[keys::kDevicesLabel] = joined;
+  return names;
+}
+
+}  // namespace
+
+InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
+                            const std::vector<devices::Device>& devices, bool exclusive,
+                            const std::string& explanation, std::optional<int> narrow_index,
+                            const TargetOptions& target) {
+  InjectionPlan plan;
+  PlanDevices(config, devices, narrow_index, target, plan);
+  PlanMounts(config, devices, target, plan);
+  const auto env = PlanEnvironment(config, devices, target, plan);
+  std::string ids;
+  for (const auto& d : devices) ids.append(ids.empty() ? "" : ",").append(d.id);
+  plan.labels[keys::kDevicesLabel] = ids;
   plan.labels[keys::kSharingLabel] = exclusive ? "exclusive" : "shared";
   plan.annotations[keys::kExplanationAnnotation] =
       explanation + "; " + std::to_string(plan.add_mounts.size()) + " runtime file(s)" +
-      (set.empty() ? "" : "; env " + set) + (kept.empty() ? "" : "; kept the pod's own " + kept);
+      (env.set.empty() ? "" : "; env " + env.set) +
+      (env.kept.empty() ? "" : "; kept the pod's own " + env.kept);
   return plan;
 }
 
