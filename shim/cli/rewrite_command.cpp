@@ -15,6 +15,7 @@
 #include "shim/cli/json_document.h"
 #include "shim/gpu/container_decision.h"
 #include "shim/ledger/ledger.h"
+#include "shim/proxy/status_code_name.h"
 
 namespace dxshim {
 namespace {
@@ -211,17 +212,6 @@ Decision DecideOnFreshNode(const runtime::v1::CreateContainerRequest& request,
   return Decide(request, *snapshot.Current(), ledger, RewriteTarget(args), args.runtime_handler);
 }
 
-const char* StatusName(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    default:
-      return "FAILED_PRECONDITION";
-  }
-}
-
 void Explain(const Decision& decision, bool skip_check) {
   std::cerr << (decision.pass_through ? "unchanged: " + decision.why : decision.why) << "\n";
   for (const auto& line : decision.reservation.considered) std::cerr << "  " << line << "\n";
@@ -257,7 +247,7 @@ int RunRewrite(int argc, char** argv) {
     try {
       decision = DecideOnFreshNode(request, args);
     } catch (const DecisionError& e) {
-      std::cerr << "dxshim rewrite: CreateContainer would fail with " << StatusName(e.code())
+      std::cerr << "dxshim rewrite: CreateContainer would fail with " << StatusCodeName(e.code())
                 << ": " << e.what() << "\n";
       return 1;
     }

@@ -1,6 +1,7 @@
 #include "shim/gpu/injection.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "devices/dxshim_keys.h"
 #include "devices/runtime_files.h"
@@ -172,7 +173,7 @@ InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
   const auto env = PlanEnvironment(config, devices, target, plan);
   std::string ids;
   for (const auto& d : devices) ids.append(ids.empty() ? "" : ",").append(d.id);
-  plan.labels[keys::kDevicesLabel] = ids;
+  plan.labels[keys::kDevicesLabel] = std::move(ids);
   plan.labels[keys::kSharingLabel] = exclusive ? "exclusive" : "shared";
   plan.annotations[keys::kExplanationAnnotation] =
       explanation + "; " + std::to_string(plan.add_mounts.size()) + " runtime file(s)" +

@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "shim/proxy/status_code_name.h"
+
 namespace dxshim::metrics {
 namespace {
 
@@ -12,12 +14,6 @@ const prometheus::Histogram::BucketBoundaries& LatencyBuckets() {
       50e-3, 100e-3, 250e-3, 500e-3, 1.0,  2.5,    5.0,  10.0};
   return buckets;
 }
-
-constexpr const char* kCodeNames[] = {
-    "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
-    "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
-    "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
-    "DATA_LOSS", "UNAUTHENTICATED"};
 
 // "/runtime.v1.RuntimeService/Version" -> {"runtime.v1.RuntimeService", "Version"}; false for
 // anything that is not a method of a runtime.v1 service.
@@ -84,7 +80,7 @@ void CallMetrics::Record(std::string_view method, grpc::StatusCode code,
   if (counter == nullptr) {
     // Family::Add returns the existing counter for the same labels, so a race adds nothing.
     auto labels = m.labels;
-    labels.emplace("code", kCodeNames[index]);
+    labels.emplace("code", StatusCodeName(static_cast<grpc::StatusCode>(index)));
     counter = &calls_.Add(labels);
     m.calls[index].store(counter, std::memory_order_release);
   }

@@ -4,12 +4,12 @@
 // stand-in family shows the rest). Checks: the 107-byte limit, the folder missing or not a
 // folder, a stale file at the path deleted before bind, and file identities telling a replaced
 // file from the same one. Prints "ok:"/"FAILED:" lines; exit 0 when all pass.
+#include "shim/socket_bridge/socket_file.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include "shim/socket_bridge/socket_file.h"
 
 namespace {
 
