@@ -39,9 +39,7 @@ device_plugin::PluginSockets ChosenPluginSockets() {
   return *sockets;
 }
 
-}  // namespace
-
-int RunDevicePlugin(int argc, char** argv) {
+po::options_description Options() {
   po::options_description desc(
       "dxshim device-plugin [options]\n\nkubelet's device plugin for dxshim's GPUs (dxshim "
       "serve runs it itself)\n\nOptions (a --config file of dxshim serve is read for the same "
@@ -56,13 +54,17 @@ int RunDevicePlugin(int argc, char** argv) {
     desc.add_options()(option->key, po::value<std::string>()->value_name(option->type),
                        config::HelpText(*option).c_str());
   }
-  config::ServeConfig cfg;
-  long parent = 0;
-  device_plugin::PluginSockets sockets{};
+  return desc;
+}
+
+// Reads flags and the config file into `cfg`, the parent's pid (0: none) and how the plugin's
+// sockets are made; -1 to go on, else the exit code.
+int ParseDevicePlugin(int argc, char** argv, config::ServeConfig& cfg, long& parent,
+                      device_plugin::PluginSockets& sockets) {
   try {
     sockets = ChosenPluginSockets();
     po::variables_map vm;
-    if (!ReadServeOptions(argc, argv, desc, config::PluginKeys(), cfg, vm)) return 0;
+    if (!ReadServeOptions(argc, argv, Options(), config::PluginKeys(), cfg, vm)) return 0;
     if (vm.count("parent-pid")) parent = vm["parent-pid"].as<long>();
     if (parent > 0 && !FollowParent(parent)) return 0;  // serve is already gone
     InitLogging(cfg.log_level);
@@ -70,6 +72,29 @@ int RunDevicePlugin(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "dxshim device-plugin: " << e.what() << "\n";
     return 2;
+  }
+  return -1;
+}
+
+// The same record of the runtime serve's ledger is rebuilt from: the slots that pods the
+// scheduler does not count hold (annotation-only, exclusive) are advertised as Unhealthy.
+RuntimeRecordPoller::Consumer FeedSlots(device_plugin::DevicePluginServer& server) {
+  RuntimeRecordPoller::Consumer feed;
+  feed.listed = [&server](const RuntimeRecordPoller::Listing& listing) {
+    server.SetRecord(listing.record);
+    return HoldingPods(listing.record);
+  };
+  return feed;
+}
+
+}  // namespace
+
+int RunDevicePlugin(int argc, char** argv) {
+  config::ServeConfig cfg;
+  long parent = 0;
+  device_plugin::PluginSockets sockets{};
+  if (const int code = ParseDevicePlugin(argc, argv, cfg, parent, sockets); code >= 0) {
+    return code;
   }
   StopRequest stop;  // before any thread
   std::unique_ptr<devices::DeviceSnapshot> snapshot;
@@ -85,19 +110,12 @@ int RunDevicePlugin(int argc, char** argv) {
   options.slots_per_gpu = cfg.policy.max_containers_per_device;
   options.sockets = sockets;
   device_plugin::DevicePluginServer server(options, *snapshot);
-  // The same record of the runtime serve's ledger is rebuilt from: the slots that pods the
-  // scheduler does not count hold (annotation-only, exclusive) are advertised as Unhealthy.
-  RuntimeRecordPoller::Consumer feed;
-  feed.listed = [&server](const RuntimeRecordPoller::Listing& listing) {
-    server.SetRecord(listing.record);
-    return HoldingPods(listing.record);
-  };
   std::unique_ptr<RuntimeRecordPoller> sync;
   std::unique_ptr<PipeBridges> pipes;
   try {
     auto runtime = ParseEndpoint(cfg.runtime);
     pipes = PipeBridges::ForPlugin(runtime);
-    sync = std::make_unique<RuntimeRecordPoller>(runtime, cfg.resync_interval, std::move(feed),
+    sync = std::make_unique<RuntimeRecordPoller>(runtime, cfg.resync_interval, FeedSlots(server),
                                                  "device plugin: runtime record");
   } catch (const std::exception& e) {
     spdlog::critical("device plugin: runtime {}: {}", cfg.runtime, e.what());

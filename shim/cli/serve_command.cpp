@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -136,17 +138,34 @@ std::unique_ptr<metrics::HttpEndpoint> ServeMetrics(const std::string& listen,
   return http;
 }
 
+// Runs `start`; false, logged as why dxshim cannot start, when it throws.
+bool Started(const std::function<void()>& start) {
+  try {
+    start();
+    return true;
+  } catch (const std::exception& e) {
+    spdlog::critical("cannot start: {}", e.what());
+    return false;
+  }
+}
+
+// Kubelet's device plugin API in a process of its own, off the relay path (null when the
+// configuration turns it off). Its count follows every commit and stopped pod at once, not at
+// its next resync.
+std::unique_ptr<device_plugin::PluginProcess> PluginFor(const config::ServeConfig& cfg,
+                                                        GpuInterceptor& interceptor) {
+  if (!cfg.device_plugin) return nullptr;
+  auto plugin = std::make_unique<device_plugin::PluginProcess>(config::PluginArgs(cfg));
+  interceptor.set_on_holds_changed([p = plugin.get()] { p->Notify(); });
+  return plugin;
+}
+
 // Serves until `stop` is asked for; returns the exit code. Calls `ready` once kubelet can
 // connect (the Windows service reports RUNNING then).
 int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& stop,
           const std::function<void()>& ready) {
   std::unique_ptr<PipeBridges> pipes;
-  try {
-    pipes = PipeBridges::ForServe(options, cfg.pipe_sddl);
-  } catch (const std::exception& e) {
-    spdlog::critical("cannot start: {}", e.what());
-    return 1;
-  }
+  if (!Started([&] { pipes = PipeBridges::ForServe(options, cfg.pipe_sddl); })) return 1;
   spdlog::info("{}", VersionLine());
   // Devices: one snapshot, refreshed in the background; never discovered on a request's path.
   // Which runtime files exist: noted at every read of the device source, checked at every
@@ -160,7 +179,7 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
     spdlog::critical("device source: {}", e.what());
     return 2;
   }
-  spdlog::info("devices: {} GPU(s) from {}, target {}, {} container(s) per GPU, {}",
+  spdlog::info("devices: {} GPU(s) from {}, target {}, {} pod(s) per GPU, {}",
                snapshot->Current()->devices.size(), cfg.device_source, ToString(cfg.target),
                cfg.policy.max_containers_per_device, ToString(cfg.policy.placement));
 
@@ -186,43 +205,23 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
                              std::move(on_decision));
   options.interceptor = &interceptor;
 
-  // Off the relay path: kubelet's device plugin API (its own process) and the node's labels.
-  std::unique_ptr<device_plugin::PluginProcess> plugin;
-  if (cfg.device_plugin) {
-    plugin = std::make_unique<device_plugin::PluginProcess>(config::PluginArgs(cfg));
-    // The plugin's count follows every commit and stopped pod at once, not at its next resync.
-    interceptor.set_on_holds_changed([p = plugin.get()] { p->Notify(); });
-  }
+  // Off the relay path: kubelet's device plugin API and the node's labels.
+  const auto plugin = PluginFor(cfg, interceptor);
   std::unique_ptr<devices::NodeFeatureFile> feature_file;
-  if (!cfg.node_feature_file.empty()) {
-    try {
+  std::unique_ptr<metrics::HttpEndpoint> http;
+  ProxyServer server(options);
+  const bool started = Started([&] {
+    if (!cfg.node_feature_file.empty()) {
       feature_file = std::make_unique<devices::NodeFeatureFile>(cfg.node_feature_file, *snapshot,
                                                                 cfg.node_feature_file_remove);
-    } catch (const std::exception& e) {
-      spdlog::critical("cannot start: {}", e.what());
-      return 1;
     }
-  }
-
-  // Before the relay: once the CRI endpoint answers, every endpoint dxshim serves is up (and
-  // its address logged), so whoever waits for the CRI socket can scrape at once.
-  std::unique_ptr<metrics::HttpEndpoint> http;
-  if (metrics) {
-    try {
-      http = ServeMetrics(cfg.metrics_listen, *metrics, *snapshot, ledger);
-    } catch (const std::exception& e) {
-      spdlog::critical("cannot start: {}", e.what());
-      return 1;
-    }
-  }
-  ProxyServer server(options);
-  try {
+    // Before the relay: once the CRI endpoint answers, every endpoint dxshim serves is up (and
+    // its address logged), so whoever waits for the CRI socket can scrape at once.
+    if (metrics) http = ServeMetrics(cfg.metrics_listen, *metrics, *snapshot, ledger);
     server.Start();
     pipes->Listen(server.bound_port());
-  } catch (const std::exception& e) {
-    spdlog::critical("cannot start: {}", e.what());
-    return 1;
-  }
+  });
+  if (!started) return 1;
   if (plugin) plugin->Start();
   ready();
   spdlog::info("stopping: {}", stop.Wait());

@@ -27,13 +27,10 @@ RuntimeRecordPoller::~RuntimeRecordPoller() {
   if (thread_.joinable()) thread_.join();
 }
 
-bool RuntimeRecordPoller::SyncOnce(std::chrono::milliseconds timeout, bool wait_for_runtime) {
-  const auto started = std::chrono::steady_clock::now();
-  const auto report = [&](bool ok) {
-    if (timer_) timer_(ok, std::chrono::steady_clock::now() - started);
-    return ok;
-  };
-  if (consumer_.starting) consumer_.starting();
+grpc::Status RuntimeRecordPoller::ListRuntime(std::chrono::milliseconds timeout,
+                                              bool wait_for_runtime,
+                                              runtime::v1::ListPodSandboxResponse& sandboxes,
+                                              runtime::v1::ListContainersResponse& containers) {
   // Both listings share one deadline, and the destructor cancels whichever is in flight. What
   // passes through dxshim between or during them (a commit, a stopped sandbox) is in the
   // ledger's journal, so their order does not matter; what does not pass through (a sandbox
@@ -53,17 +50,26 @@ bool RuntimeRecordPoller::SyncOnce(std::chrono::milliseconds timeout, bool wait_
     listing_ = nullptr;
     return status;
   };
-  runtime::v1::ListPodSandboxResponse sandboxes;
-  runtime::v1::ListContainersResponse containers;
   auto status = list([&](grpc::ClientContext& ctx) {
     return stub_->ListPodSandbox(&ctx, runtime::v1::ListPodSandboxRequest(), &sandboxes);
   });
-  if (status.ok()) {
-    status = list([&](grpc::ClientContext& ctx) {
-      return stub_->ListContainers(&ctx, runtime::v1::ListContainersRequest(), &containers);
-    });
-  }
-  if (!status.ok()) {
+  if (!status.ok()) return status;
+  return list([&](grpc::ClientContext& ctx) {
+    return stub_->ListContainers(&ctx, runtime::v1::ListContainersRequest(), &containers);
+  });
+}
+
+bool RuntimeRecordPoller::SyncOnce(std::chrono::milliseconds timeout, bool wait_for_runtime) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto report = [&](bool ok) {
+    if (timer_) timer_(ok, std::chrono::steady_clock::now() - started);
+    return ok;
+  };
+  if (consumer_.starting) consumer_.starting();
+  runtime::v1::ListPodSandboxResponse sandboxes;
+  runtime::v1::ListContainersResponse containers;
+  if (const auto status = ListRuntime(timeout, wait_for_runtime, sandboxes, containers);
+      !status.ok()) {
     {
       std::lock_guard lock(mutex_);
       if (stopping_) return false;  // cancelled at exit: nothing to report

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <grpcpp/client_context.h>
+#include <grpcpp/support/status.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -59,6 +60,12 @@ class RuntimeRecordPoller {
   void set_resync_timer(ResyncTimer timer) { timer_ = std::move(timer); }
 
  private:
+  // Lists the runtime's sandboxes, then its containers, under one deadline; either listing is
+  // cancelled when the poller is destroyed.
+  grpc::Status ListRuntime(std::chrono::milliseconds timeout, bool wait_for_runtime,
+                           runtime::v1::ListPodSandboxResponse& sandboxes,
+                           runtime::v1::ListContainersResponse& containers);
+
   Consumer consumer_;
   std::chrono::milliseconds interval_;
   ResyncTimer timer_;
