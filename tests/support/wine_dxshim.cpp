@@ -46,7 +46,13 @@ WineDxshim::WineDxshim(const std::string& exe, const std::string& relay_exe,
       exe,         "serve", "--listen",   "npipe://./pipe/" + pipe_,
       "--runtime", runtime, "--log-file", WindowsPath(dir_ / "dxshim.log")};
   args.insert(args.end(), flags.begin(), flags.end());
-  // dxshim.exe first: it creates the prefix (the relay must not race it doing so).
+  // The private prefix made ready first (tests/windows/wine_prefix.sh), then dxshim.exe, then the
+  // relay.
+  Process prefix(InPrefix(DXSHIM_SOURCE_DIR "/tests/windows/wine_prefix.sh", {dir_ / "prefix"}),
+                 dir_ / "prefix.log");
+  if (prefix.Wait(std::chrono::seconds(600)) != 0) {
+    throw std::runtime_error("no Wine prefix for dxshim.exe:\n" + prefix.Log());
+  }
   dxshim_ = std::make_unique<Process>(InPrefix(WineBinary(), args), dir_ / "dxshim.out");
   const auto listening = [&] { return Log().find("listening on npipe://") != std::string::npos; };
   if (!WaitFor([&] { return listening() || !dxshim_->running(); }, std::chrono::seconds(120)) ||

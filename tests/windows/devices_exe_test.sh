@@ -32,6 +32,7 @@ work=$(mktemp -d /tmp/dxshim-wine-XXXXXX)
 trap 'wineserver_kill; rm -rf "$work"' EXIT
 export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 wineserver_kill() { WINEPREFIX=$WINEPREFIX "$(dirname "$wine")/wineserver" -k 2>/dev/null || true; }
+"$(dirname "$0")/wine_prefix.sh" "$WINEPREFIX" || exit 1
 
 key='HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e968-e325-11ce-bfc1-08002be10318}\0001'
 failures=0

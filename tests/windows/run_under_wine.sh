@@ -12,5 +12,6 @@ fi
 work=$(mktemp -d /tmp/dxshim-wine-XXXXXX)
 export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 trap '"$(dirname "$wine")/wineserver" -k 2>/dev/null; rm -rf "$work"' EXIT
+"$(dirname "$0")/wine_prefix.sh" "$WINEPREFIX" || exit 1
 timeout 240 "$wine" "$exe" "$@" | sed -u 's/\r$//'  # unbuffered: a test may read the log live
 exit "${PIPESTATUS[0]}"
