@@ -27,9 +27,9 @@ sed -e "s|^listen: .*|listen: npipe://./pipe/$pipe|" \
 printf 'log-file-max-size: 64Ki\nlog-file-count: 2\n' >>"$work/dxshim.yaml"
 # The log as a node's would be after a while: at its size limit, so the service's lines rotate it.
 for i in $(seq 1 1100); do echo "earlier run, line $i: ............................................"; done >"$log"
-# A new prefix, and wine settled: right after wineboot its service manager is still starting its
-# own services and refuses other starts (ERROR_SERVICE_DATABASE_LOCKED).
-"$wine" wineboot --init >/dev/null 2>&1
+# Wine settled first: right after wineboot (wine_test_env.sh made the prefix) its service
+# manager is still starting its own services and refuses other starts
+# (ERROR_SERVICE_DATABASE_LOCKED); the wineserver exits once they are done.
 "$(dirname "$wine")/wineserver" -w
 cp "$fake_dxcore" "$WINEPREFIX/drive_c/windows/system32/dxcore.dll"
 
