@@ -35,7 +35,10 @@ device_plugin::PluginSockets ChosenPluginSockets() {
     throw std::invalid_argument(std::string(device_plugin::kPluginSocketsVariable) + "='" + named +
                                 "': expected grpc-unix, bridged-unix or tcp-stand-in");
   }
-  CheckPluginSockets(*sockets);
+  if (auto problem = device_plugin::PluginSocketsProblem(*sockets); !problem.empty()) {
+    throw std::invalid_argument(std::string(device_plugin::kPluginSocketsVariable) + "=" + named +
+                                ": " + problem);
+  }
   return *sockets;
 }
 

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "shim/device_plugin/plugin_sockets.h"
 #include "shim/proxy/endpoint.h"
 #include "shim/proxy/proxy_server.h"
 
@@ -51,8 +50,5 @@ bool FollowParent(long parent);
 // Calls `changed` for each batch of bytes on the process's stdin until its end (serve closed it:
 // returns true) or `stopping` (checked every 250 ms).
 bool WaitForNotifications(const std::atomic<bool>& stopping, const std::function<void()>& changed);
-
-// Throws std::invalid_argument when `sockets` cannot work on this platform.
-void CheckPluginSockets(device_plugin::PluginSockets sockets);
 
 }  // namespace dxshim

@@ -56,6 +56,4 @@ bool WaitForNotifications(const std::atomic<bool>& stopping, const std::function
   return false;
 }
 
-void CheckPluginSockets(device_plugin::PluginSockets /*sockets*/) {}
-
 }  // namespace dxshim

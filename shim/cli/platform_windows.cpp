@@ -94,11 +94,4 @@ bool WaitForNotifications(const std::atomic<bool>& stopping, const std::function
   return false;
 }
 
-void CheckPluginSockets(device_plugin::PluginSockets sockets) {
-  if (sockets == device_plugin::PluginSockets::kGrpcUnix) {
-    throw std::invalid_argument(std::string(device_plugin::kPluginSocketsVariable) +
-                                "=grpc-unix: gRPC has no unix sockets on Windows");
-  }
-}
-
 }  // namespace dxshim

@@ -8,7 +8,7 @@
 
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
 #include "shim/device_plugin/device_plugin_service.h"
-#include "shim/socket_bridge/grpc_peer.h"
+#include "shim/socket_bridge/own_connections.h"
 
 namespace dxshim::device_plugin {
 namespace {
@@ -110,6 +110,8 @@ void DevicePluginServer::Watch() {
   bool waiting_logged = false;
   std::unique_lock lock(mutex_);
   while (!stopping_) {
+    const bool stream_ended = watch_ended_max_ > watch_mark_;
+    watch_ended_seen_ = watch_ended_max_;
     lock.unlock();
     const auto kubelet = socket_bridge::IdentifyFile(kubelet_socket_);
     if (!kubelet.exists) {
@@ -120,46 +122,80 @@ void DevicePluginServer::Watch() {
       registered_ = false;
     } else {
       waiting_logged = false;
-      // Kubelet removed our socket (it does when it starts) or never had it: serve again, and
-      // a kubelet that restarted (a new kubelet.sock) needs a new registration.
-      if (!serving_ || socket_bridge::IdentifyFile(socket_path_) != served_) {
-        if (serving_) {
-          spdlog::info(
-              "device plugin: {} was removed (kubelet restarted); serving and "
-              "registering again",
-              socket_path_);
-        }
-        registered_ = false;
-        EnsureServing();
-      }
-      if (registered_ && kubelet != registered_with_) {
-        spdlog::info("device plugin: kubelet restarted ({} is new); registering again",
-                     kubelet_socket_);
+      KeepServing();
+      if (registered_ && (stream_ended || kubelet != registered_with_)) {
+        spdlog::info("device plugin: kubelet restarted ({}); registering again",
+                     stream_ended ? "the ListAndWatch stream of its registration ended"
+                                  : kubelet_socket_ + " is a new file");
         registered_ = false;
       }
-      if (serving_ && !registered_) {
-        std::string error;
-        if (Register(error)) {
-          registered_ = true;
-          registered_with_ = kubelet;
-          last_error_.clear();
-          spdlog::info("device plugin: registered {} with kubelet (endpoint {})",
-                       options_.resource_name, endpoint_);
-        } else if (error != last_error_) {
-          spdlog::warn("device plugin: registration failed, retrying: {}", error);
-          last_error_ = error;
-        }
-      }
+      if (serving_ && !registered_) RegisterOnce();
     }
     lock.lock();
-    cv_.wait_for(lock, options_.watch_interval, [this] { return stopping_; });
+    cv_.wait_for(lock, options_.watch_interval,
+                 [this] { return stopping_ || watch_ended_max_ > watch_ended_seen_; });
   }
+}
+
+void DevicePluginServer::KeepServing() {
+  // Kubelet removed our socket (it does when it starts) or never had it: serve again.
+  if (serving_ && socket_bridge::IdentifyFile(socket_path_) == served_) return;
+  if (serving_) {
+    spdlog::info("device plugin: {} was removed (kubelet restarted); serving and registering again",
+                 socket_path_);
+  }
+  registered_ = false;
+  EnsureServing();
+}
+
+void DevicePluginServer::RegisterOnce() {
+  // Read before the call: a stream kubelet opens for this registration is numbered after it.
+  const auto mark = WatchesOpened();
+  std::string error;
+  if (!Register(error)) {
+    if (error != last_error_)
+      spdlog::warn("device plugin: registration failed, retrying: {}", error);
+    last_error_ = error;
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    watch_mark_ = mark;
+  }
+  registered_ = true;
+  // Read after the call: the kubelet that took it is the one listening now.
+  registered_with_ = socket_bridge::IdentifyFile(kubelet_socket_);
+  last_error_.clear();
+  spdlog::info("device plugin: registered {} with kubelet (endpoint {})", options_.resource_name,
+               endpoint_);
+}
+
+void DevicePluginServer::OnWatchEnded(std::uint64_t number) {
+  {
+    std::lock_guard lock(mutex_);
+    watch_ended_max_ = std::max(watch_ended_max_, number);
+  }
+  cv_.notify_all();
+}
+
+std::uint64_t DevicePluginServer::WatchesOpened() {
+  std::lock_guard lock(serving_mutex_);
+  return serving_ ? serving_->service->watches_opened() : 0;
 }
 
 void DevicePluginServer::SetRecord(RuntimeRecord record) {
   std::lock_guard lock(serving_mutex_);
   record_ = record;
   if (serving_) serving_->service->SetRecord(std::move(record));
+}
+
+WatchEnded DevicePluginServer::WatchEndedHook() {
+  // A new service numbers its streams from 1 again.
+  {
+    std::lock_guard lock(mutex_);
+    watch_mark_ = watch_ended_max_ = watch_ended_seen_ = 0;
+  }
+  return [this](std::uint64_t number) { OnWatchEnded(number); };
 }
 
 bool DevicePluginServer::EnsureServing() {
@@ -178,7 +214,8 @@ bool DevicePluginServer::EnsureServing() {
     std::filesystem::remove(socket_path_, ec);  // a stale socket of an earlier run
     {
       std::lock_guard lock(serving_mutex_);
-      serving->service = std::make_unique<DevicePluginService>(snapshot_, slots_, record_);
+      serving->service = std::make_unique<DevicePluginService>(snapshot_, slots_, record_,
+                                                               PeerAdmission(), WatchEndedHook());
     }
     grpc::ServerBuilder builder;
     builder.AddListeningPort("unix://" + socket_path_, grpc::InsecureServerCredentials());
@@ -225,17 +262,14 @@ bool DevicePluginServer::ServeBridged(Serving& serving, std::string& error) {
       },
       socket_bridge::Admission(), Warn);
   // Anyone on this machine can reach 127.0.0.1: the server answers only calls that came through
-  // the bridge (their peer's port is one of the bridge's backend connections).
-  auto admit = [bridge = serving.bridge.get(), path = socket_path_](const std::string& peer) {
-    const auto port = LoopbackPeerPort(peer);
-    if (port && bridge->BridgesFromLocalPort(*port)) return true;
-    spdlog::warn("device plugin: refused a call from {}: it did not come through {}", peer, path);
-    return false;
-  };
+  // the bridge (their peer is exactly one of the bridge's backend connections).
+  auto admit = socket_bridge::AdmitOnlyThrough(
+      serving.bridge->backend_connections(), socket_path_,
+      [](const std::string& line) { spdlog::warn("device plugin: {}", line); });
   {
     std::lock_guard lock(serving_mutex_);
-    serving.service =
-        std::make_unique<DevicePluginService>(snapshot_, slots_, record_, std::move(admit));
+    serving.service = std::make_unique<DevicePluginService>(snapshot_, slots_, record_,
+                                                            std::move(admit), WatchEndedHook());
   }
   int port = 0;
   grpc::ServerBuilder builder;
@@ -286,16 +320,10 @@ std::string DevicePluginServer::RegistrationTarget(std::string& error) {
         [this, family](std::string& dial_error) {
           return socket_bridge::ConnectToSocketFile(kubelet_socket_, family, dial_error);
         },
-        [stand_in = options_.sockets ==
-                    PluginSockets::kBridgedTcpStandIn](socket_bridge::NativeSocket client) {
-          const auto owner = socket_bridge::LoopbackPeerProcess(client);
-          if (owner && *owner == socket_bridge::ThisProcess()) return true;
-          // Wine lists gRPC's dual-stack client sockets with no owner (process 0); the stand-in
-          // mode runs only under wine (on Linux and Windows the owner is known and checked).
-          if (stand_in && owner && *owner == 0) return true;
-          Warn("refused a connection to the registration bridge: " +
-               (owner ? "it comes from process " + std::to_string(*owner) + ", not this one"
-                      : std::string("its owner is not in the TCP table")));
+        [](socket_bridge::NativeSocket client) {
+          std::string refusal;
+          if (socket_bridge::PeerIsThisProcess(client, refusal)) return true;
+          Warn("refused a connection to the registration bridge: " + refusal);
           return false;
         },
         Warn);

@@ -1,9 +1,17 @@
 // dxshim's kubelet device plugin: serves the DevicePlugin service on `<dir>/<endpoint>` and
 // registers it with kubelet's Registration service on `<dir>/kubelet.sock`. A watcher thread
-// keeps it registered across kubelet restarts: kubelet removes the sockets in its directory when
-// it starts and recreates kubelet.sock, so a vanished own socket or a new kubelet.sock means
-// serving again and registering again. Until kubelet.sock exists (no kubelet on this machine, or
-// not yet started) nothing is served and nothing is logged beyond one line.
+// keeps it registered across kubelet restarts, by three signs, any of which is enough:
+// - its own socket vanished (kubelet removes the sockets in its directory when it starts): serve
+//   again and register again;
+// - kubelet.sock is a new file (device and inode, or volume and file index, and its creation
+//   time): register again. A file removed and made again within one poll can get the same inode,
+//   so this alone can miss a restart;
+// - the ListAndWatch stream kubelet opened after the latest registration ended (a kubelet that
+//   dies closes its connections): register again, at once. Streams opened before that
+//   registration are an earlier kubelet's, or ones kubelet itself replaced when it took the
+//   registration: their end means nothing, so re-registering never feeds itself.
+// Until kubelet.sock exists (no kubelet on this machine, or not yet started) nothing is served
+// and nothing is logged beyond one line.
 //
 // The sockets are gRPC's own on Linux; on Windows (plugin_sockets.h) the plugin listens on a fresh
 // AF_UNIX name each time it serves and the socket bridge carries both legs: kubelet's connections
@@ -19,6 +27,7 @@
 #include <thread>
 
 #include "devices/device_source.h"
+#include "shim/device_plugin/device_plugin_service.h"
 #include "shim/device_plugin/plugin_slots.h"
 #include "shim/device_plugin/plugin_sockets.h"
 #include "shim/socket_bridge/socket_file.h"
@@ -29,8 +38,6 @@ class Server;
 }
 
 namespace dxshim::device_plugin {
-
-class DevicePluginService;
 
 struct DevicePluginOptions {
   std::string dir;            // kubelet's device-plugin directory
@@ -68,7 +75,12 @@ class DevicePluginServer {
   bool ServeBridged(Serving& serving, std::string& error);
   void StopServing();
   void RemoveStaleSockets() const;
+  void KeepServing();   // serves anew when not serving or our socket vanished
+  void RegisterOnce();  // one attempt, logged
   bool Register(std::string& error);
+  void OnWatchEnded(std::uint64_t number);  // a gRPC thread
+  WatchEnded WatchEndedHook();              // for a new service: resets the numbers
+  std::uint64_t WatchesOpened();
   std::string RegistrationTarget(std::string& error);
 
   const DevicePluginOptions options_;
@@ -91,9 +103,16 @@ class DevicePluginServer {
   std::string last_error_;
   bool serve_failed_ = false;  // the last attempt to serve failed (logged once)
 
-  std::mutex mutex_;
+  std::mutex mutex_;  // stopping_ and the watch_ numbers
   std::condition_variable cv_;
   bool stopping_ = false;
+  // ListAndWatch streams by their number (DevicePluginService::watches_opened), for the service
+  // served now: the latest before the last registration (a later one is the registered
+  // kubelet's, and its end means that kubelet is gone), the latest that ended, the latest the
+  // watcher thread has seen end.
+  std::uint64_t watch_mark_ = 0;
+  std::uint64_t watch_ended_max_ = 0;
+  std::uint64_t watch_ended_seen_ = 0;
   std::thread thread_;
 };
 

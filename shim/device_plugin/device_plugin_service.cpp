@@ -52,7 +52,8 @@ class RefusedWatch final : public grpc::ServerWriteReactor<v1beta1::ListAndWatch
 class DevicePluginService::Watch final
     : public grpc::ServerWriteReactor<v1beta1::ListAndWatchResponse> {
  public:
-  Watch(DevicePluginService& service, const std::vector<PluginSlot>& slots) : service_(service) {
+  Watch(DevicePluginService& service, const std::vector<PluginSlot>& slots, std::uint64_t number)
+      : service_(service), number_(number) {
     Push(slots);
   }
 
@@ -87,7 +88,7 @@ class DevicePluginService::Watch final
   void OnCancel() override { End(); }
 
   void OnDone() override {
-    service_.Forget(this);
+    service_.Forget(this, number_);
     delete this;
   }
 
@@ -100,6 +101,7 @@ class DevicePluginService::Watch final
   }
 
   DevicePluginService& service_;
+  const std::uint64_t number_;
   std::mutex mutex_;
   std::optional<v1beta1::ListAndWatchResponse> pending_;
   v1beta1::ListAndWatchResponse in_flight_;
@@ -109,8 +111,12 @@ class DevicePluginService::Watch final
 
 DevicePluginService::DevicePluginService(const devices::DeviceSnapshot& snapshot,
                                          PluginSlots& slots, RuntimeRecord record,
-                                         PeerAdmission admit)
-    : snapshot_(snapshot), slots_(slots), admit_(std::move(admit)), record_(std::move(record)) {
+                                         PeerAdmission admit, WatchEnded watch_ended)
+    : snapshot_(snapshot),
+      slots_(slots),
+      admit_(std::move(admit)),
+      watch_ended_(std::move(watch_ended)),
+      record_(std::move(record)) {
   const auto inventory = snapshot_.Current();
   gap_ = FindSchedulerGap(record_, slots_.slots_per_gpu(), *inventory);
   current_ = slots_.For(*inventory, gap_);
@@ -133,9 +139,19 @@ void DevicePluginService::Stop() {
   follower_.reset();  // outside mutex_: a change in progress takes it
 }
 
-void DevicePluginService::Forget(Watch* watch) {
+void DevicePluginService::Forget(Watch* watch, std::uint64_t number) {
+  bool stopping = false;
+  {
+    std::lock_guard lock(mutex_);
+    watches_.erase(watch);
+    stopping = stopping_;
+  }
+  if (!stopping && watch_ended_) watch_ended_(number);
+}
+
+std::uint64_t DevicePluginService::watches_opened() {
   std::lock_guard lock(mutex_);
-  watches_.erase(watch);
+  return watches_opened_;
 }
 
 void DevicePluginService::SetRecord(RuntimeRecord record) {
@@ -176,7 +192,7 @@ grpc::ServerWriteReactor<v1beta1::ListAndWatchResponse>* DevicePluginService::Li
     grpc::CallbackServerContext* context, const v1beta1::Empty*) {
   if (!Admitted(context)) return new RefusedWatch();
   std::lock_guard lock(mutex_);
-  auto* watch = new Watch(*this, current_);
+  auto* watch = new Watch(*this, current_, ++watches_opened_);
   watches_.insert(watch);
   if (stopping_) watch->End();
   spdlog::info("device plugin: kubelet is watching: {} slot(s), {} healthy", current_.size(),

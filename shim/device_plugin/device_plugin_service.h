@@ -13,6 +13,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -22,18 +23,25 @@
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
 #include "devices/device_source.h"
 #include "shim/device_plugin/plugin_slots.h"
+#include "shim/socket_bridge/own_connections.h"
 
 namespace dxshim::device_plugin {
 
 // Whether a call from gRPC peer `peer` ("ipv4:127.0.0.1:54321") may be answered: behind the
-// socket bridge only the bridge's own connections are; a refused call gets PERMISSION_DENIED.
-using PeerAdmission = std::function<bool(const std::string& peer)>;
+// socket bridge only the bridge's own connections are (socket_bridge::AdmitOnlyThrough); a
+// refused call gets PERMISSION_DENIED.
+using PeerAdmission = socket_bridge::PeerAdmission;
+// Told when kubelet's ListAndWatch stream `number` (numbered from 1 as they open) ended while the
+// service was not stopping: kubelet closed it or went away (a kubelet that dies closes its
+// connections). Runs on a gRPC thread; must not call back into the service.
+using WatchEnded = std::function<void(std::uint64_t number)>;
 
 class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService {
  public:
   // No `admit`: every caller is answered (gRPC's own unix socket, whose file mode guards it).
   DevicePluginService(const devices::DeviceSnapshot& snapshot, PluginSlots& slots,
-                      RuntimeRecord record = {}, PeerAdmission admit = {});
+                      RuntimeRecord record = {}, PeerAdmission admit = {},
+                      WatchEnded watch_ended = {});
   // Stop() first, and the server shut down.
   ~DevicePluginService() override;
 
@@ -43,6 +51,8 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
   // count are worked out from it and the current devices (FindSchedulerGap) whenever either
   // changes; the open streams get the new list when it changes what is healthy.
   void SetRecord(RuntimeRecord record);
+  // How many ListAndWatch streams have opened so far (the number of the latest).
+  std::uint64_t watches_opened();
 
   grpc::ServerUnaryReactor* GetDevicePluginOptions(grpc::CallbackServerContext* context,
                                                    const v1beta1::Empty* request,
@@ -63,13 +73,15 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
   class Watch;  // one ListAndWatch stream
   bool Admitted(grpc::CallbackServerContext* context) const;
   void UpdateLocked(const char* why);
-  void Forget(Watch* watch);
+  void Forget(Watch* watch, std::uint64_t number);
 
   const devices::DeviceSnapshot& snapshot_;
   PluginSlots& slots_;
   const PeerAdmission admit_;
+  const WatchEnded watch_ended_;
   std::mutex mutex_;  // before a Watch's own
   std::set<Watch*> watches_;
+  std::uint64_t watches_opened_ = 0;
   std::vector<PluginSlot> current_;
   RuntimeRecord record_;
   SchedulerGap gap_;  // from record_ and the devices of the last update

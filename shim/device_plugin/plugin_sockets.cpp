@@ -29,6 +29,17 @@ const char* ToString(PluginSockets sockets) {
   return "?";
 }
 
+std::string PluginSocketsProblem(PluginSockets sockets) {
+#ifdef _WIN32
+  if (sockets == PluginSockets::kGrpcUnix) return "gRPC has no unix sockets on Windows";
+#endif
+  if (sockets == PluginSockets::kBridgedTcpStandIn && !socket_bridge::RunningUnderWine()) {
+    return "the loopback-TCP stand-in for AF_UNIX is for wine alone (wine 8.0 has no AF_UNIX), "
+           "and this is not wine: its ports would let any local process reach the plugin";
+  }
+  return {};
+}
+
 socket_bridge::SocketFamily FamilyOf(PluginSockets sockets) {
   return sockets == PluginSockets::kBridgedTcpStandIn ? socket_bridge::SocketFamily::kTcpStandIn
                                                       : socket_bridge::SocketFamily::kUnix;

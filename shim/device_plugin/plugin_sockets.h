@@ -5,12 +5,16 @@
 //                       127.0.0.1 (Windows, where gRPC 1.51 has no AF_UNIX transport; also runs
 //                       on Linux, where the bridge is tested over real AF_UNIX sockets);
 //   kBridgedTcpStandIn  the same bridge with loopback-TCP stand-in files for the AF_UNIX ones
-//                       (wine 8.0, whose Winsock has no AF_UNIX; kubelet cannot use them).
+//                       (wine 8.0, whose Winsock has no AF_UNIX; kubelet cannot use them). Only
+//                       under wine: its ports are open to every local process, and wine is
+//                       where the owner check admits connections wine lists without an owner
+//                       (shim/socket_bridge/own_connections.h). A real node refuses it.
 // The bridged modes listen on a fresh name each time (`dxshim-<unix ms>.sock`), as the DirectX
 // device plugins do on Windows. DXSHIM_PLUGIN_SOCKETS names the mode for tests.
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "shim/socket_bridge/socket_file.h"
@@ -26,6 +30,9 @@ PluginSockets DefaultPluginSockets();
 // "grpc-unix", "bridged-unix", "tcp-stand-in"; nullopt for anything else.
 std::optional<PluginSockets> ParsePluginSockets(std::string_view text);
 const char* ToString(PluginSockets sockets);
+// Why `sockets` cannot be used by this program ("" when it can): grpc-unix on Windows (gRPC 1.51
+// has no AF_UNIX transport there), tcp-stand-in anywhere but under wine.
+std::string PluginSocketsProblem(PluginSockets sockets);
 // The address family of a bridged mode's socket files.
 socket_bridge::SocketFamily FamilyOf(PluginSockets sockets);
 

@@ -113,10 +113,21 @@ void ShutdownWrite(NativeSocket s);
 // The local port of a TCP socket (0 when it has none, e.g. an AF_UNIX socket).
 std::uint16_t LocalPort(NativeSocket s);
 ProcessId ThisProcess();
-// The process that owns the other end of `accepted`, a connection accepted on a 127.0.0.1
-// listener, from the system's table of TCP connections (Windows: GetExtendedTcpTable; Linux:
-// /proc/net/tcp and the processes' fds); nullopt when no row or owner is found. (Wine names a
-// socket's process only once that process has sent or received on it.)
-std::optional<ProcessId> LoopbackPeerProcess(NativeSocket accepted);
+
+struct TcpConnection;
+// A row of the system's table of TCP connections: the process it names (0: none), and whether it
+// is among the IPv6 connections (an IPv6 or a dual-stack socket, as gRPC makes on Windows).
+struct TcpOwner {
+  ProcessId process = 0;
+  bool listed_as_ipv6 = false;
+};
+// The row of the socket whose own end is `c.local` and whose peer is `c.remote`, from the
+// system's table of TCP connections (Windows: GetExtendedTcpTable with
+// TCP_TABLE_OWNER_PID_CONNECTIONS; Linux: /proc/net/tcp and tcp6, and the processes' fds);
+// nullopt when no such connection is listed.
+std::optional<TcpOwner> ConnectionOwner(const TcpConnection& c);
+// Whether this Windows program runs under wine (ntdll exports wine_get_version; Windows' does
+// not). Always false on POSIX.
+bool RunningUnderWine();
 
 }  // namespace dxshim::socket_bridge

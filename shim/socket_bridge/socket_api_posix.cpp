@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "shim/socket_bridge/socket_api.h"
+#include "shim/socket_bridge/tcp_endpoint.h"
 
 namespace dxshim::socket_bridge {
 namespace {
@@ -54,13 +55,31 @@ bool OwnsSocket(const std::string& fd_dir, const std::string& wanted) {
   return false;
 }
 
-// The inode of the connection whose local end is `peer` and whose remote port is `our_port`, from
-// one of the kernel's TCP tables, or "". The tables print an address as the hex of its 32-bit
-// words as held in memory and a port as the hex of its number ("0100007F:D431"); a dual-stack
-// client (gRPC's sockets are) is in tcp6 with its IPv4-mapped address (::ffff:127.0.0.1).
-std::string FindConnectionInode(const char* table_path, const sockaddr_in& peer,
-                                std::uint16_t our_port) {
-  constexpr std::string_view kMapped = "0000000000000000FFFF0000";
+// An address and port as the kernel's TCP tables print them: the hex of each 32-bit word of the
+// address as held in memory ("0100007F" is 127.0.0.1, 32 digits for IPv6), a colon, the hex of
+// the port ("D431").
+std::optional<TcpEndpoint> TableEndpoint(const std::string& text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos || (colon != 8 && colon != 32)) return std::nullopt;
+  std::uint8_t bytes[16] = {};
+  try {
+    for (std::size_t word = 0; word * 8 < colon; ++word) {
+      const auto value =
+          static_cast<std::uint32_t>(std::stoul(text.substr(word * 8, 8), nullptr, 16));
+      std::memcpy(bytes + word * 4, &value, 4);
+    }
+    const auto port = std::stoul(text.substr(colon + 1), nullptr, 16);
+    if (port > 65535) return std::nullopt;
+    return EndpointFromBytes(bytes, colon / 2, static_cast<std::uint16_t>(port));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// The inode of the socket whose own end is `c.local` and whose peer is `c.remote`, from one of
+// the kernel's TCP tables, or "". A dual-stack socket is in tcp6 with IPv4-mapped addresses,
+// which TableEndpoint reads as the IPv4 ones.
+std::string FindConnectionInode(const char* table_path, const TcpConnection& c) {
   std::ifstream table(table_path);
   std::string line;
   std::getline(table, line);  // the header
@@ -69,22 +88,7 @@ std::string FindConnectionInode(const char* table_path, const sockaddr_in& peer,
     std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
     fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
         timeout >> inode;
-    const auto colon = local.find(':');
-    const auto remote_colon = remote.find(':');
-    if (colon == std::string::npos || remote_colon == std::string::npos) continue;
-    auto address = local.substr(0, colon);
-    if (address.size() == 32) {
-      if (!address.starts_with(kMapped)) continue;
-      address = address.substr(kMapped.size());
-    }
-    try {
-      if (std::stoul(address, nullptr, 16) == peer.sin_addr.s_addr &&
-          std::stoul(local.substr(colon + 1), nullptr, 16) == ntohs(peer.sin_port) &&
-          std::stoul(remote.substr(remote_colon + 1), nullptr, 16) == our_port) {
-        return inode;
-      }
-    } catch (const std::exception&) {
-    }
+    if (TableEndpoint(local) == c.local && TableEndpoint(remote) == c.remote) return inode;
   }
   return {};
 }
@@ -198,30 +202,34 @@ std::uint16_t LocalPort(NativeSocket s) {
 
 ProcessId ThisProcess() { return ::getpid(); }
 
-std::optional<ProcessId> LoopbackPeerProcess(NativeSocket accepted) {
-  sockaddr_in peer{};
-  socklen_t size = sizeof peer;
-  if (::getpeername(accepted, reinterpret_cast<sockaddr*>(&peer), &size) != 0 ||
-      peer.sin_family != AF_INET) {
-    return std::nullopt;
-  }
-  const std::uint16_t our_port = LocalPort(accepted);
+std::optional<TcpOwner> ConnectionOwner(const TcpConnection& c) {
   std::string inode;
+  TcpOwner owner;
   for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
-    inode = FindConnectionInode(table, peer, our_port);
+    inode = FindConnectionInode(table, c);
     if (!inode.empty()) break;
+    owner.listed_as_ipv6 = true;
   }
-  if (inode.empty() || inode == "0") return std::nullopt;
+  if (inode.empty()) return std::nullopt;
+  if (inode == "0") return owner;  // no socket holds it any more (TIME_WAIT)
   const std::string wanted = "socket:[" + inode + "]";
-  if (OwnsSocket("/proc/self/fd", wanted)) return ThisProcess();
+  if (OwnsSocket("/proc/self/fd", wanted)) {
+    owner.process = ThisProcess();
+    return owner;
+  }
   std::error_code ec;
   for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
        it.increment(ec)) {
     const auto name = it->path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (OwnsSocket(it->path().string() + "/fd", wanted)) return std::stoi(name);
+    if (OwnsSocket(it->path().string() + "/fd", wanted)) {
+      owner.process = std::stoi(name);
+      break;
+    }
   }
-  return std::nullopt;
+  return owner;  // process 0: listed, and no process this one may look into holds it
 }
+
+bool RunningUnderWine() { return false; }
 
 }  // namespace dxshim::socket_bridge

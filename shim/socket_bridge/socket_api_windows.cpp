@@ -2,6 +2,7 @@
 // 2019 on): its sun_path is a UTF-8 file system path.
 // clang-format off
 #include "shim/socket_bridge/socket_api.h"
+#include "shim/socket_bridge/tcp_endpoint.h"
 #include <afunix.h>
 #include <ws2tcpip.h>
 #include <iphlpapi.h>
@@ -197,41 +198,41 @@ std::vector<char> TcpTable(ULONG family) {
 
 }  // namespace
 
-std::optional<ProcessId> LoopbackPeerProcess(NativeSocket accepted) {
-  sockaddr_in peer{};
-  int size = sizeof(peer);
-  if (getpeername(accepted, reinterpret_cast<sockaddr*>(&peer), &size) != 0) return std::nullopt;
-  const std::uint16_t our_port = LocalPort(accepted);
-  const auto peer_port = ntohs(peer.sin_port);
-  // The peer's row: its local end is the peer address, its remote end our listener's port.
+std::optional<TcpOwner> ConnectionOwner(const TcpConnection& c) {
+  const auto port_of = [](DWORD port) { return ntohs(static_cast<u_short>(port)); };
+  // A dual-stack socket (gRPC makes them) may be listed among the IPv6 connections with
+  // IPv4-mapped addresses (wine does so): EndpointFromBytes reads those as the IPv4 ones, so
+  // both tables are searched for every connection.
   const auto v4 = TcpTable<MIB_TCPTABLE_OWNER_PID>(AF_INET);
   if (!v4.empty()) {
     const auto* rows = reinterpret_cast<const MIB_TCPTABLE_OWNER_PID*>(v4.data());
     for (DWORD i = 0; i < rows->dwNumEntries; ++i) {
       const auto& row = rows->table[i];
-      if (row.dwLocalAddr == peer.sin_addr.s_addr &&
-          ntohs(static_cast<u_short>(row.dwLocalPort)) == peer_port &&
-          ntohs(static_cast<u_short>(row.dwRemotePort)) == our_port) {
-        return row.dwOwningPid;
-      }
+      const auto local = EndpointFromBytes(reinterpret_cast<const std::uint8_t*>(&row.dwLocalAddr),
+                                           4, port_of(row.dwLocalPort));
+      const auto remote = EndpointFromBytes(
+          reinterpret_cast<const std::uint8_t*>(&row.dwRemoteAddr), 4, port_of(row.dwRemotePort));
+      if (local == c.local && remote == c.remote) return TcpOwner{row.dwOwningPid, false};
     }
   }
-  // A dual-stack client socket (gRPC makes them) may be listed with its IPv4-mapped address
-  // (::ffff:127.0.0.1) among the IPv6 connections instead (wine does so).
   const auto v6 = TcpTable<MIB_TCP6TABLE_OWNER_PID>(AF_INET6);
   if (v6.empty()) return std::nullopt;
-  unsigned char mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  std::memcpy(mapped + 12, &peer.sin_addr.s_addr, 4);
   const auto* rows = reinterpret_cast<const MIB_TCP6TABLE_OWNER_PID*>(v6.data());
   for (DWORD i = 0; i < rows->dwNumEntries; ++i) {
     const auto& row = rows->table[i];
-    if (std::memcmp(row.ucLocalAddr, mapped, sizeof mapped) == 0 &&
-        ntohs(static_cast<u_short>(row.dwLocalPort)) == peer_port &&
-        ntohs(static_cast<u_short>(row.dwRemotePort)) == our_port) {
-      return row.dwOwningPid;
-    }
+    const auto local = EndpointFromBytes(row.ucLocalAddr, 16, port_of(row.dwLocalPort));
+    const auto remote = EndpointFromBytes(row.ucRemoteAddr, 16, port_of(row.dwRemotePort));
+    if (local == c.local && remote == c.remote) return TcpOwner{row.dwOwningPid, true};
   }
   return std::nullopt;
+}
+
+bool RunningUnderWine() {
+  static const bool wine = [] {
+    const HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+    return ntdll != nullptr && GetProcAddress(ntdll, "wine_get_version") != nullptr;
+  }();
+  return wine;
 }
 
 }  // namespace dxshim::socket_bridge

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #ifndef _WIN32
+#include <fcntl.h>
 #include <sys/stat.h>
 #endif
 
@@ -124,14 +125,22 @@ FileIdentity IdentifyFile(const std::string& path) {
     id.exists = true;
     id.device = info.dwVolumeSerialNumber;
     id.file = (static_cast<unsigned long long>(info.nFileIndexHigh) << 32) | info.nFileIndexLow;
+    id.created = static_cast<long long>(
+        (static_cast<unsigned long long>(info.ftCreationTime.dwHighDateTime) << 32) |
+        info.ftCreationTime.dwLowDateTime);
   }
   CloseHandle(file);
 #else
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return id;
+  struct statx st {};
+  if (::statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_CTIME | STATX_BTIME,
+              &st) != 0) {
+    return id;
+  }
   id.exists = true;
-  id.device = static_cast<unsigned long long>(st.st_dev);
-  id.file = static_cast<unsigned long long>(st.st_ino);
+  id.device = (static_cast<unsigned long long>(st.stx_dev_major) << 32) | st.stx_dev_minor;
+  id.file = static_cast<unsigned long long>(st.stx_ino);
+  const auto& made = (st.stx_mask & STATX_BTIME) != 0 ? st.stx_btime : st.stx_ctime;
+  id.created = made.tv_sec * 1000000000LL + made.tv_nsec;
 #endif
   return id;
 }

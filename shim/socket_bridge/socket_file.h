@@ -39,10 +39,14 @@ std::optional<std::uint16_t> ReadTcpStandIn(const std::string& path);
 
 // What a file at a path is, to tell a replaced file from the same one (a kubelet that restarted
 // made a new kubelet.sock): the device and inode on POSIX, the volume and file index on Windows
-// (read without following the reparse point an AF_UNIX socket file is).
+// (read without following the reparse point an AF_UNIX socket file is), and when it was made. A
+// file removed and made again at once can get the same inode; its creation time (Linux: the
+// birth time where the file system keeps one, else the inode's change time, both in
+// nanoseconds; Windows: the creation time in 100 ns) tells them apart.
 struct FileIdentity {
   bool exists = false;
   unsigned long long device = 0, file = 0;
+  long long created = 0;
   bool operator==(const FileIdentity&) const = default;
 };
 FileIdentity IdentifyFile(const std::string& path);

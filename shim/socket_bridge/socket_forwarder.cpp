@@ -1,7 +1,5 @@
 #include "shim/socket_bridge/socket_forwarder.h"
 
-#include <algorithm>
-
 namespace dxshim::socket_bridge {
 namespace {
 
@@ -55,7 +53,9 @@ void SocketForwarder::AcceptLoop() {
         continue;  // closes the client's connection: it sees it end, and retries
       }
       last_dial_error_.clear();
-      auto bridge = std::make_unique<StreamBridge>(std::move(client), std::move(backend), admit_);
+      auto listed = backend_connections_.Add(backend.get());
+      auto bridge = std::make_unique<StreamBridge>(std::move(client), std::move(backend), admit_,
+                                                   std::move(listed));
       std::lock_guard lock(mutex_);
       ReapLocked();
       bridges_.push_back(std::move(bridge));
@@ -66,14 +66,6 @@ void SocketForwarder::AcceptLoop() {
 
 void SocketForwarder::ReapLocked() {
   bridges_.remove_if([](const std::unique_ptr<StreamBridge>& b) { return b->finished(); });
-}
-
-bool SocketForwarder::BridgesFromLocalPort(std::uint16_t port) {
-  if (port == 0) return false;
-  std::lock_guard lock(mutex_);
-  return std::any_of(bridges_.begin(), bridges_.end(), [port](const auto& b) {
-    return !b->finished() && b->backend_local_port() == port;
-  });
 }
 
 std::size_t SocketForwarder::active_connections() {

@@ -1,8 +1,9 @@
 // Accepts connections on a listening socket and bridges each (stream_bridge.h) to a new
 // connection that `dial` makes: an AF_UNIX socket file in front of a gRPC server on loopback, or
 // a loopback port in front of an AF_UNIX socket file. An optional admission check runs on each
-// connection's first bytes; `BridgesFromLocalPort` lets a loopback backend admit only this
-// forwarder's own connections.
+// connection's first bytes. Every backend connection is listed among the forwarder's own
+// (backend_connections(), own_connections.h) while its bridge lasts, so that a loopback backend
+// can admit only this forwarder's connections.
 #pragma once
 
 #include <atomic>
@@ -35,9 +36,8 @@ class SocketForwarder {
 
   // Stops accepting and ends every bridged connection (within a poll interval); idempotent.
   void Stop();
-  // True while one of this forwarder's live bridges is connected to the backend from local
-  // `port`.
-  bool BridgesFromLocalPort(std::uint16_t port);
+  // The live bridges' connections to the backend (TCP backends only).
+  OwnConnections& backend_connections() { return backend_connections_; }
   std::size_t active_connections();
   std::size_t failed_dials() const { return failed_dials_; }
 
@@ -52,7 +52,8 @@ class SocketForwarder {
   Log warn_;
   std::atomic<bool> stopping_{false};
   std::atomic<std::size_t> failed_dials_{0};
-  std::string last_dial_error_;  // the accept thread's: said once until it changes
+  std::string last_dial_error_;         // the accept thread's: said once until it changes
+  OwnConnections backend_connections_;  // before bridges_: they unlist themselves from it
   std::mutex mutex_;
   std::list<std::unique_ptr<StreamBridge>> bridges_;
   std::thread thread_;

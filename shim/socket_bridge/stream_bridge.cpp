@@ -50,11 +50,12 @@ Step WriteFrom(Direction& d) {
 
 }  // namespace
 
-StreamBridge::StreamBridge(Socket client, Socket backend, Admission admit)
+StreamBridge::StreamBridge(Socket client, Socket backend, Admission admit,
+                           OwnConnections::Registration listed)
     : client_(std::move(client)),
       backend_(std::move(backend)),
       admit_(std::move(admit)),
-      backend_local_port_(LocalPort(backend_.get())) {}
+      listed_(std::move(listed)) {}
 
 StreamBridge::~StreamBridge() { Stop(); }
 
@@ -65,6 +66,12 @@ void StreamBridge::Start() {
 void StreamBridge::Stop() {
   stopping_ = true;
   if (thread_.joinable()) thread_.join();
+  Close();
+}
+
+void StreamBridge::Close() {
+  // Unlisted first: once the socket closes, its address and port are anybody's to take.
+  listed_.reset();
   client_.reset();
   backend_.reset();
   finished_ = true;
@@ -104,9 +111,7 @@ void StreamBridge::Run() {
     }
     if (step == Step::kFailed) break;
   }
-  client_.reset();
-  backend_.reset();
-  finished_ = true;
+  Close();
 }
 
 }  // namespace dxshim::socket_bridge

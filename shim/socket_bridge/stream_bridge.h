@@ -10,6 +10,7 @@
 #include <functional>
 #include <thread>
 
+#include "shim/socket_bridge/own_connections.h"
 #include "shim/socket_bridge/socket_api.h"
 
 namespace dxshim::socket_bridge {
@@ -20,8 +21,10 @@ using Admission = std::function<bool(NativeSocket client)>;
 
 class StreamBridge {
  public:
-  // `client` is the accepted connection, `backend` the one dialed for it.
-  StreamBridge(Socket client, Socket backend, Admission admit = {});
+  // `client` is the accepted connection, `backend` the one dialed for it; `listed` keeps the
+  // backend connection among a server's own (own_connections.h) until just before it closes.
+  StreamBridge(Socket client, Socket backend, Admission admit = {},
+               OwnConnections::Registration listed = {});
   ~StreamBridge();  // Stop() and join
   StreamBridge(const StreamBridge&) = delete;
   StreamBridge& operator=(const StreamBridge&) = delete;
@@ -32,17 +35,15 @@ class StreamBridge {
   // Ends both directions within a poll interval and closes both sockets; idempotent.
   void Stop();
   bool finished() const { return finished_; }
-  // The backend connection's local port (TCP backends; 0 otherwise): how a loopback server
-  // tells this bridge's connection from a stranger's.
-  std::uint16_t backend_local_port() const { return backend_local_port_; }
 
  private:
   void Run();
+  void Close();  // unlists the backend connection, then closes both sockets
 
   Socket client_;
   Socket backend_;
   Admission admit_;
-  std::uint16_t backend_local_port_;
+  OwnConnections::Registration listed_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> finished_{false};
   std::thread thread_;

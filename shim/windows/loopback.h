@@ -4,6 +4,7 @@
 // the device plugin's AF_UNIX bridge uses on both platforms.
 #pragma once
 
+#include "shim/socket_bridge/own_connections.h"
 #include "shim/socket_bridge/socket_api.h"
 
 namespace dxshim::windows {
@@ -19,7 +20,6 @@ inline SOCKET ConnectLoopback(int port) {
   return socket_bridge::ConnectLoopback(static_cast<std::uint16_t>(port), error).release();
 }
 
-using socket_bridge::LocalPort;
-using socket_bridge::LoopbackPeerProcess;
+using socket_bridge::PeerIsThisProcess;
 
 }  // namespace dxshim::windows

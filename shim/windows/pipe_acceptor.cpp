@@ -90,7 +90,7 @@ void PipeAcceptor::AcceptLoop(HANDLE listening) {
       CloseHandle(client);
       continue;
     }
-    bridges_.Add(client, backend);
+    bridges_.Add(client, backend, {}, backend_connections_.Add(backend));
   }
   CloseHandle(ov.hEvent);
 }

@@ -35,10 +35,10 @@ class PipeAcceptor {
   // Stops accepting, closes every bridged connection, joins every thread. Idempotent.
   void Stop();
   std::size_t active_connections() { return bridges_.active(); }
-  // True while one of this acceptor's live bridges is connected to the backend from local
-  // `port`: the gRPC server admits a loopback peer only then, so a local process that connects to
-  // the loopback port directly, bypassing the pipe's security descriptor, is refused.
-  bool BridgesFromLocalPort(std::uint16_t port) { return bridges_.HasLiveSocketFromPort(port); }
+  // The live bridges' connections to the backend: the gRPC server admits a call only over one
+  // of them (own_connections.h), so a local process that connects to the loopback port itself,
+  // around the pipe's security descriptor, is refused.
+  OwnConnections& backend_connections() { return backend_connections_; }
 
  private:
   HANDLE CreateInstance(bool first, DWORD& error);
@@ -50,6 +50,7 @@ class PipeAcceptor {
   SECURITY_ATTRIBUTES security_{};
   HANDLE stop_ = nullptr;
   std::thread thread_;
+  OwnConnections backend_connections_;  // before bridges_: they unlist themselves from it
   BridgeSet bridges_;
 };
 

@@ -2,8 +2,6 @@
 
 #include <vector>
 
-#include "shim/windows/loopback.h"
-
 namespace dxshim::windows {
 namespace {
 
@@ -91,11 +89,12 @@ bool WriteSocket(SOCKET s, Overlapped& o, HANDLE stop, const char* buf, DWORD si
 
 }  // namespace
 
-PipeBridge::PipeBridge(HANDLE pipe, SOCKET socket, SocketAdmission admit)
+PipeBridge::PipeBridge(HANDLE pipe, SOCKET socket, SocketAdmission admit,
+                       OwnConnections::Registration listed)
     : pipe_(pipe),
       socket_(socket),
       admit_(std::move(admit)),
-      socket_local_port_(LocalPort(socket)),
+      listed_(std::move(listed)),
       stop_(CreateEventW(nullptr, TRUE, FALSE, nullptr)) {
   pipe_to_socket_ = std::thread([this] { PipeToSocket(); });
   socket_to_pipe_ = std::thread([this] { SocketToPipe(); });
@@ -115,6 +114,8 @@ void PipeBridge::DirectionDone() {
     // connection end at once rather than when the bridge is reaped.
     FlushFileBuffers(pipe_);
     CloseHandle(pipe_);
+    // Unlisted first: once the socket closes, its address and port are anybody's to take.
+    listed_.reset();
     shutdown(socket_, SD_BOTH);
     closesocket(socket_);
   }
@@ -151,10 +152,12 @@ void BridgeSet::ReapLocked() {
   bridges_.remove_if([](const std::unique_ptr<PipeBridge>& b) { return b->finished(); });
 }
 
-void BridgeSet::Add(HANDLE pipe, SOCKET socket, SocketAdmission admit) {
+void BridgeSet::Add(HANDLE pipe, SOCKET socket, SocketAdmission admit,
+                    OwnConnections::Registration listed) {
   std::lock_guard lock(mutex_);
   ReapLocked();
-  bridges_.push_back(std::make_unique<PipeBridge>(pipe, socket, std::move(admit)));
+  bridges_.push_back(
+      std::make_unique<PipeBridge>(pipe, socket, std::move(admit), std::move(listed)));
 }
 
 void BridgeSet::StopAll() {
@@ -165,14 +168,6 @@ void BridgeSet::StopAll() {
   }
   for (auto& b : all) b->Stop();
   all.clear();  // joins
-}
-
-bool BridgeSet::HasLiveSocketFromPort(std::uint16_t port) {
-  std::lock_guard lock(mutex_);
-  for (const auto& b : bridges_) {
-    if (!b->finished() && b->socket_local_port() == port) return true;
-  }
-  return false;
 }
 
 std::size_t BridgeSet::active() {

@@ -15,23 +15,29 @@
 #include <mutex>
 #include <thread>
 
+#include "shim/socket_bridge/own_connections.h"
+
 namespace dxshim::windows {
 
 // Decides, once the socket's side has sent its first bytes and before they go on, whether the
 // connection may continue (false ends the bridge). Runs on the bridge's own thread.
 using SocketAdmission = std::function<bool(SOCKET)>;
 
+using socket_bridge::OwnConnections;
+
 // Owns the pipe handle and the socket from construction; two threads copy, one per direction.
+// `listed` keeps the socket's connection among a server's own (own_connections.h) until just
+// before the socket closes.
 class PipeBridge {
  public:
-  PipeBridge(HANDLE pipe, SOCKET socket, SocketAdmission admit = {});
+  PipeBridge(HANDLE pipe, SOCKET socket, SocketAdmission admit = {},
+             OwnConnections::Registration listed = {});
   ~PipeBridge();  // Stop() and join
   PipeBridge(const PipeBridge&) = delete;
   PipeBridge& operator=(const PipeBridge&) = delete;
 
   void Stop();  // ends both directions; idempotent
   bool finished() const { return finished_ == 2; }
-  std::uint16_t socket_local_port() const { return socket_local_port_; }
 
  private:
   void PipeToSocket();
@@ -41,8 +47,8 @@ class PipeBridge {
   HANDLE pipe_;
   SOCKET socket_;
   SocketAdmission admit_;
-  std::uint16_t socket_local_port_;  // identifies the connection to the loopback server
-  HANDLE stop_;                      // manual-reset event: set when either side is done
+  OwnConnections::Registration listed_;
+  HANDLE stop_;  // manual-reset event: set when either side is done
   std::atomic<int> finished_{0};
   std::thread pipe_to_socket_;
   std::thread socket_to_pipe_;
@@ -52,11 +58,10 @@ class PipeBridge {
 // stopped and joined on StopAll().
 class BridgeSet {
  public:
-  void Add(HANDLE pipe, SOCKET socket, SocketAdmission admit = {});
+  void Add(HANDLE pipe, SOCKET socket, SocketAdmission admit = {},
+           OwnConnections::Registration listed = {});
   void StopAll();
   std::size_t active();
-  // True while a bridge that is not finished owns a socket with this local port.
-  bool HasLiveSocketFromPort(std::uint16_t port);
 
  private:
   void ReapLocked();

@@ -89,14 +89,11 @@ void PipeForwarder::AcceptLoop() {
 }
 
 bool PipeForwarder::Admit(SOCKET client) {
-  const auto owner = LoopbackPeerProcess(client);
-  if (owner && *owner == GetCurrentProcessId()) return true;
+  std::string refusal;
+  if (PeerIsThisProcess(client, refusal)) return true;
   ++refused_;
-  if (warn_) {
-    warn_("refused a connection to the runtime forwarder for " + pipe_path_ + ": " +
-          (owner ? "it comes from process " + std::to_string(*owner) + ", not this one"
-                 : std::string("its owner is not in the TCP table")));
-  }
+  if (warn_)
+    warn_("refused a connection to the runtime forwarder for " + pipe_path_ + ": " + refusal);
   return false;
 }
 

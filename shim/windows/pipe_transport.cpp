@@ -1,6 +1,5 @@
 #include "shim/windows/pipe_transport.h"
 
-#include "shim/socket_bridge/grpc_peer.h"
 #include "shim/windows/loopback.h"
 
 namespace dxshim::windows {
@@ -19,19 +18,15 @@ PipeTransport::PipeTransport(Endpoint& listen, Endpoint& runtime, std::string sd
     pipe_ = listen;
     acceptor_ = std::make_unique<PipeAcceptor>(
         pipe_.address, std::move(sddl), [this] { return ConnectLoopback(backend_port_.load()); });
+    admit_ =
+        socket_bridge::AdmitOnlyThrough(acceptor_->backend_connections(), pipe_.ToString(), warn_);
     listen = Endpoint{Endpoint::Kind::kTcp, "127.0.0.1:0"};
   }
 }
 
 PipeTransport::~PipeTransport() { Stop(); }
 
-bool PipeTransport::Admits(std::string_view grpc_peer) {
-  const auto port = LoopbackPeerPort(grpc_peer);
-  if (acceptor_ && port && acceptor_->BridgesFromLocalPort(*port)) return true;
-  warn_("refused a call from " + std::string(grpc_peer) + ": it did not come through " +
-        pipe_.ToString());
-  return false;
-}
+bool PipeTransport::Admits(std::string_view grpc_peer) { return admit_ && admit_(grpc_peer); }
 
 void PipeTransport::Listen(int grpc_port) {
   if (!acceptor_) return;

@@ -36,8 +36,9 @@ class PipeTransport {
 
   // Whether `listen` was a pipe, i.e. whether Admits must guard the gRPC server.
   bool serves_pipe() const { return acceptor_ != nullptr; }
-  // For the gRPC server's admission hook: true when `grpc_peer` ("ipv4:127.0.0.1:54321") is one
-  // of the acceptor's live bridge connections; logs a warning otherwise.
+  // For the gRPC server's admission hook: true when `grpc_peer` ("ipv4:127.0.0.1:54321") is
+  // exactly, address and port, the local end of one of the acceptor's live bridge connections,
+  // which the TCP table names as this process's (own_connections.h); logs a warning otherwise.
   bool Admits(std::string_view grpc_peer);
   // Once the gRPC server listens on `grpc_port`: opens the pipe. Throws std::runtime_error (an
   // invalid SDDL, the pipe name served by another process).
@@ -52,6 +53,7 @@ class PipeTransport {
   Log warn_;
   std::atomic<int> backend_port_{0};
   std::unique_ptr<PipeAcceptor> acceptor_;
+  socket_bridge::PeerAdmission admit_;  // over the acceptor's connections; empty without it
   std::unique_ptr<PipeForwarder> forwarder_;
 };
 

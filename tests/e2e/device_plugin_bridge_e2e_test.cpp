@@ -4,9 +4,10 @@
 // to the plugin's gRPC server on 127.0.0.1, and registers through a loopback port bridged to
 // kubelet.sock, exactly as on Windows. The test kubelet (tests/support/test_kubelet.h; kubelet
 // is the one part stood in for) registers it, watches, allocates and restarts; the GPU pod
-// goes through a real containerd; strangers on the loopback ports get nothing; 100 concurrent
-// connections and a peer that disconnects mid-message pass through. The GPUs are device nodes
-// the test makes (test_gpu.h).
+// goes through a real containerd; strangers on the loopback ports get nothing, nor does an
+// impostor that binds 127.0.0.2 with the port of kubelet's own bridged connection; 100
+// concurrent connections and a peer that disconnects mid-message pass through. The GPUs are
+// device nodes the test makes (test_gpu.h).
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -19,6 +20,7 @@
 #include <thread>
 
 #include "tests/support/gpu_node.h"
+#include "tests/support/loopback_impostor.h"
 #include "tests/support/test_kubelet.h"
 
 namespace dxshim::test {
@@ -167,6 +169,64 @@ TEST_F(PluginBridge, TheLoopbackPortsAnswerOnlyTheBridgeAndThisProcess) {
   EXPECT_TRUE(WaitFor([&] { return Log().find(refusal) != std::string::npos; }, kWait)) << Log();
 }
 
+TEST_F(PluginBridge, AnImpostorOnTheBridgesPortFromAnotherLoopbackAddressIsRefused) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  Start(1);
+  WaitForRegistration(1);
+  WaitForList(1, 1);
+  const int internal = PortFromLog(R"(bridged to 127\.0\.0\.1:([0-9]+))");
+  ASSERT_NE(internal, 0) << Log();
+  // Kubelet's ListAndWatch keeps a bridged connection open for good: its port is in the TCP
+  // table for any local process to read.
+  const auto server = static_cast<std::uint16_t>(internal);
+  std::vector<std::uint16_t> bridged;
+  ASSERT_TRUE(WaitFor([&] { return !(bridged = LoopbackClientPorts(server)).empty(); }, kWait));
+  const auto port = bridged.front();
+  const auto from = [&](const std::string& address) {
+    return "refused a call from ipv4:" + address + ":" + std::to_string(port) +
+           ": it did not come through " + plugin_dir_ + "/";
+  };
+  // deploy/windows/CHECKLIST.md's curl impostor, with an empty message (a callback service reads
+  // it before its handler decides); first, while 127.0.0.2 and the port are free (a closed
+  // connection leaves them in TIME_WAIT).
+  const auto curl = CurlGrpcImpostor(port, server, "/v1beta1.DevicePlugin/GetDevicePluginOptions",
+                                     true, dir_.path());
+  EXPECT_NE(curl.find("grpc-status: 7"), std::string::npos) << curl;
+  // The same port from other loopback addresses, with and without SO_REUSEADDR: PERMISSION_DENIED
+  // for every method, and a warning in the log.
+  for (const auto& [address, reuse] :
+       std::vector<std::pair<std::string, bool>>{{"127.0.0.4", false}, {"127.0.0.3", true}}) {
+    std::string error;
+    const int fd = ConnectFrom(address, port, reuse, server, error);
+    ASSERT_GE(fd, 0) << error;
+    auto impostor = v1beta1::DevicePlugin::NewStub(ChannelOver(fd));
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + kWait);
+    v1beta1::DevicePluginOptions options;
+    const auto refused = impostor->GetDevicePluginOptions(&context, {}, &options);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+        << address << ": " << refused.error_message();
+    v1beta1::AllocateRequest allocate;
+    allocate.add_container_requests()->add_devices_ids("0-0");
+    v1beta1::AllocateResponse allocated;
+    grpc::ClientContext context2;
+    context2.set_deadline(std::chrono::system_clock::now() + kWait);
+    EXPECT_EQ(impostor->Allocate(&context2, allocate, &allocated).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_TRUE(WaitFor([&] { return Log().find(from(address)) != std::string::npos; }, kWait))
+        << Log();
+  }
+  // The bridge's own address and port cannot be taken while it holds them, SO_REUSEADDR or not.
+  std::string error;
+  EXPECT_EQ(ConnectFrom("127.0.0.1", port, true, server, error), -1);
+  EXPECT_NE(error.find("Address already in use"), std::string::npos) << error;
+
+  // Kubelet's own path goes on.
+  std::map<std::string, std::string> annotations;
+  EXPECT_TRUE(kubelet_->Allocate(1, &annotations).ok()) << Log();
+  EXPECT_EQ(kubelet_->registrations(), 1u);
+}
+
 TEST_F(PluginBridge, AKubeletRestartMeansAFreshSocketAndANewRegistration) {
   kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
   Start(1);
@@ -185,6 +245,21 @@ TEST_F(PluginBridge, AKubeletRestartMeansAFreshSocketAndANewRegistration) {
   // dxshim stops (SIGTERM): serve stops its plugin, whose socket goes with it.
   EXPECT_EQ(dxshim_->Stop(), 0) << Log();
   EXPECT_FALSE(std::filesystem::exists(plugin_dir_ + "/" + second.endpoint())) << Log();
+}
+
+TEST_F(PluginBridge, EightBackToBackRestartsKeepingItsSocketAreEachAnsweredWithARegistration) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  Start(1);
+  const auto first = WaitForRegistration(1);
+  for (std::size_t restart = 1; restart <= 8; ++restart) {
+    kubelet_->Restart(TestKubelet::PluginSockets::kKept);
+    const auto again = WaitForRegistration(restart + 1);
+    ASSERT_EQ(kubelet_->registrations(), restart + 1) << "restart " << restart << "\n" << Log();
+    EXPECT_EQ(again.endpoint(), first.endpoint());  // its socket was kept: still served
+  }
+  WaitForList(1, 1);
+  EXPECT_EQ(kubelet_->registrations(), 9u) << Log();
+  PrintRestartSigns(Log());
 }
 
 TEST_F(PluginBridge, AHundredConcurrentConnectionsAllGetAnswers) {

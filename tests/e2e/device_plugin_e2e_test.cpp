@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "tests/support/gpu_node.h"
 #include "tests/support/test_kubelet.h"
@@ -281,6 +282,64 @@ TEST_F(DevicePlugin, RegistersAgainWhenKubeletRestarts) {
   EXPECT_TRUE(std::filesystem::is_socket(plugin_dir_ + "/dxshim.sock"));
   WaitForList(1, 1);  // kubelet's new ListAndWatch stream works
   EXPECT_NE(Log().find("registering again"), std::string::npos);
+}
+
+// The end of the ListAndWatch stream of its registration alone (kubelet.sock is the same file,
+// the plugin's socket is still there) is enough for dxshim to register again at once.
+TEST_F(DevicePlugin, RegistersAgainWhenKubeletsStreamEndsThoughNoFileChanged) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  Start(1);
+  ASSERT_TRUE(kubelet_->WaitForRegistration(1, kWait)) << Log();
+  WaitForList(1, 1);
+  for (std::size_t drop = 1; drop <= 3; ++drop) {
+    kubelet_->DropPlugin();
+    ASSERT_TRUE(kubelet_->WaitForRegistration(drop + 1, kWait))
+        << "no registration after the stream ended; log:\n"
+        << Log();
+    WaitForList(1, 1);
+  }
+  EXPECT_NE(Log().find("the ListAndWatch stream of its registration ended"), std::string::npos)
+      << Log();
+  // And no more: the streams kubelet replaces when it takes a registration never bring another.
+  std::this_thread::sleep_for(seconds(3));
+  EXPECT_EQ(kubelet_->registrations(), 4u) << Log();
+}
+
+// A stream that ends after a newer registration was taken is an earlier kubelet's (or one kubelet
+// replaced when it took the registration): it brings no registration, or each registration would
+// end a stream and bring the next. Here a second kubelet takes over kubelet.sock while the first
+// still holds its stream, then the first goes away.
+TEST_F(DevicePlugin, AnEarlierKubeletsStreamEndingBringsNoRegistration) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  Start(1);
+  ASSERT_TRUE(kubelet_->WaitForRegistration(1, kWait)) << Log();
+  WaitForList(1, 1);
+  TestKubelet second(plugin_dir_);  // gRPC replaces the socket file: a new kubelet.sock
+  ASSERT_TRUE(second.WaitForRegistration(1, kWait)) << Log();
+  ASSERT_TRUE(second.WaitForDevices(
+      [](const std::vector<v1beta1::Device>& d) { return HealthyCount(d) == 1; }, kWait));
+  kubelet_->DropPlugin();  // the first kubelet's stream ends
+  std::this_thread::sleep_for(seconds(3));
+  EXPECT_EQ(second.registrations(), 1u) << Log();
+}
+
+// A kubelet that restarts at once and leaves the plugin's socket where it was: kubelet.sock may
+// come back with the inode it had, so only the end of kubelet's ListAndWatch stream (its
+// connection closes when it stops) or the socket's creation time says a new kubelet listens.
+// Eight restarts back to back, each as soon as the previous one was registered with.
+TEST_F(DevicePlugin, EightBackToBackRestartsAreEachAnsweredWithARegistration) {
+  kubelet_ = std::make_unique<TestKubelet>(plugin_dir_);
+  Start(1);
+  ASSERT_TRUE(kubelet_->WaitForRegistration(1, kWait)) << Log();
+  for (std::size_t restart = 1; restart <= 8; ++restart) {
+    kubelet_->Restart(TestKubelet::PluginSockets::kKept);
+    ASSERT_TRUE(kubelet_->WaitForRegistration(restart + 1, kWait))
+        << "restart " << restart << " was never registered with; log:\n"
+        << Log();
+  }
+  WaitForList(1, 1);  // the last kubelet's stream works
+  EXPECT_EQ(kubelet_->registrations(), 9u) << Log();
+  PrintRestartSigns(Log());
 }
 
 // Serve killed at any moment, even while its plugin process is still starting, leaves no plugin

@@ -19,6 +19,7 @@
 #include "tests/support/containerd.h"
 #include "tests/support/cri_client.h"
 #include "tests/support/http_get.h"
+#include "tests/support/loopback_impostor.h"
 #include "tests/support/test_gpu.h"
 #include "tests/support/wine_dxshim.h"
 
@@ -191,6 +192,29 @@ TEST_F(WindowsExeEndToEnd, ADirectConnectionToTheInternalPortIsRefused) {
   const auto s = direct.Version(&v, seconds(30));
   EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
   // The pipe still serves.
+  EXPECT_TRUE(client_->Version(&v, seconds(30)).ok());
+}
+
+TEST_F(WindowsExeEndToEnd, AnImpostorOnAPipeBridgesPortFromAnotherLoopbackAddressIsRefused) {
+  // The pipe acceptor's connection that carries this test's client is in the TCP table for any
+  // local process to read; all of 127/8 is loopback, so a process can bind 127.0.0.2 with its port
+  // and dial dxshim.exe's gRPC server from there.
+  v1::VersionResponse v;
+  ASSERT_TRUE(client_->Version(&v, seconds(30)).ok());
+  const auto internal = static_cast<std::uint16_t>(
+      std::stoi(dxshim_->internal_target().substr(dxshim_->internal_target().rfind(':') + 1)));
+  const auto bridged = LoopbackClientPorts(internal);
+  ASSERT_FALSE(bridged.empty()) << dxshim_->Log();
+  std::string error;
+  const int fd = ConnectFrom("127.0.0.2", bridged.front(), false, internal, error);
+  ASSERT_GE(fd, 0) << error;
+  CriClient impostor(ChannelOver(fd));
+  const auto s = impostor.Version(&v, seconds(30));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
+  const auto named = "refused a call from ipv4:127.0.0.2:" + std::to_string(bridged.front());
+  EXPECT_TRUE(WaitFor([&] { return dxshim_->Log().find(named) != std::string::npos; }, seconds(30)))
+      << named << "\n"
+      << dxshim_->Log();
   EXPECT_TRUE(client_->Version(&v, seconds(30)).ok());
 }
 

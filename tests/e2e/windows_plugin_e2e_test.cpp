@@ -18,6 +18,7 @@
 
 #include "tests/support/containerd.h"
 #include "tests/support/cri_client.h"
+#include "tests/support/loopback_impostor.h"
 #include "tests/support/read_file.h"
 #include "tests/support/test_gpu.h"
 #include "tests/support/test_kubelet.h"
@@ -170,6 +171,67 @@ TEST_F(WindowsPlugin, RegistersFollowsTheInventoryAllocatesForAGpuPodAndSurvives
   EXPECT_EQ(dxshim->Stop(), 0) << dxshim->Log();
   EXPECT_TRUE(PluginChildren(plugin_dir()).empty()) << dxshim->Log();
   EXPECT_FALSE(std::filesystem::exists(plugin_dir() + "/" + second->endpoint()));
+}
+
+TEST_F(WindowsPlugin, ImpostorsOnBothLoopbackPortsAreRefused) {
+  WriteInventory(1);
+  TestKubelet kubelet(plugin_dir(), true, socket_bridge::SocketFamily::kTcpStandIn);
+  auto dxshim = StartDxshim();
+  ASSERT_TRUE(kubelet.WaitForRegistration(1, kWait).has_value()) << dxshim->Log();
+  WaitForList(kubelet, *dxshim, 1, 1);
+  const auto port_in_log = [&](const std::string& pattern) {
+    std::smatch m;
+    const auto log = dxshim->Log();
+    return std::regex_search(log, m, std::regex(pattern))
+               ? static_cast<std::uint16_t>(std::stoi(m[1].str()))
+               : std::uint16_t{0};
+  };
+  // The plugin's gRPC server: kubelet's ListAndWatch keeps a bridged connection open; its port
+  // from 127.0.0.2 is refused.
+  const auto internal =
+      port_in_log(R"(device plugin: serving .*, bridged to 127\.0\.0\.1:([0-9]+))");
+  ASSERT_NE(internal, 0) << dxshim->Log();
+  const auto bridged = LoopbackClientPorts(internal);
+  ASSERT_FALSE(bridged.empty()) << dxshim->Log();
+  std::string error;
+  const int fd = ConnectFrom("127.0.0.2", bridged.front(), false, internal, error);
+  ASSERT_GE(fd, 0) << error;
+  auto impostor = v1beta1::DevicePlugin::NewStub(ChannelOver(fd));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + kWait);
+  v1beta1::DevicePluginOptions options;
+  const auto refused = impostor->GetDevicePluginOptions(&context, {}, &options);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED) << refused.error_message();
+  const auto named = "refused a call from ipv4:127.0.0.2:" + std::to_string(bridged.front());
+  EXPECT_TRUE(WaitFor([&] { return dxshim->Log().find(named) != std::string::npos; }, kWait))
+      << named << "\n"
+      << dxshim->Log();
+
+  // The registration port, dxshim.exe's own way to kubelet.sock: this (Linux) process's IPv4
+  // connection is listed by wine without an owner, which is refused (only rows among the IPv6
+  // connections, which wine 8.0 cannot attribute, are not held against a caller under wine).
+  const auto registration = port_in_log(R"(registering through 127\.0\.0\.1:([0-9]+))");
+  ASSERT_NE(registration, 0) << dxshim->Log();
+  const int registrar_fd = ConnectFrom("127.0.0.1", 0, false, registration, error);
+  ASSERT_GE(registrar_fd, 0) << error;
+  auto registrar = v1beta1::Registration::NewStub(ChannelOver(registrar_fd));
+  v1beta1::RegisterRequest request;
+  request.set_version("v1beta1");
+  request.set_endpoint("elsewhere.sock");
+  request.set_resource_name("stranger.io/gpu");
+  grpc::ClientContext context2;
+  context2.set_deadline(std::chrono::system_clock::now() + seconds(10));
+  v1beta1::Empty empty;
+  EXPECT_FALSE(registrar->Register(&context2, request, &empty).ok());
+  EXPECT_EQ(kubelet.registrations(), 1u);
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return dxshim->Log().find(
+                   "refused a connection to the registration bridge: the TCP "
+                   "table names no process") != std::string::npos;
+      },
+      kWait))
+      << dxshim->Log();
 }
 
 TEST_F(WindowsPlugin, AKilledDxshimLeavesNoPluginChildBehind) {

@@ -174,8 +174,9 @@ TEST_F(Interception_, APeerTheEndpointDoesNotAdmitIsRefusedBeforeTheRuntime) {
     std::lock_guard lock(mu);
     admit = true;
     ASSERT_EQ(peers.size(), 2u);
-    // What the Windows hook looks up: the caller's loopback port.
-    EXPECT_TRUE(LoopbackPeerPort(peers[0]).has_value()) << peers[0];
+    // What the Windows hook looks up: the caller's loopback address and port.
+    const auto peer = ParseGrpcPeer(peers[0]);
+    EXPECT_TRUE(peer.has_value() && peer->loopback()) << peers[0];
   }
   ASSERT_TRUE(Create(NonCanonicalRequest(), &response).ok());
   EXPECT_EQ(runtime.calls().size(), 1u);

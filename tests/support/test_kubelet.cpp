@@ -1,6 +1,7 @@
 #include "tests/support/test_kubelet.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 namespace dxshim::test {
@@ -60,21 +61,32 @@ void TestKubelet::Start() {
 }
 
 void TestKubelet::Stop() {
-  StopWatching();
   if (server_) {
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
     server_->Wait();
     server_.reset();
   }
+  // After the server: a Register still being answered may have started a stream meanwhile, and
+  // a kubelet that stops keeps none open.
+  StopWatching();
   std::error_code ec;
   std::filesystem::remove(dir_ + "/kubelet.sock", ec);
 }
 
-void TestKubelet::Restart() {
+void TestKubelet::DropPlugin() {
+  StopWatching();
+  std::lock_guard lock(mutex_);
+  devices_.clear();
+  lists_ = 0;
+}
+
+void TestKubelet::Restart(PluginSockets plugin_sockets) {
   Stop();
-  for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
-    if (entry.is_socket() || entry.path().extension() == ".sock") {
-      std::filesystem::remove(entry.path());
+  if (plugin_sockets == PluginSockets::kRemoved) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+      if (entry.is_socket() || entry.path().extension() == ".sock") {
+        std::filesystem::remove(entry.path());
+      }
     }
   }
   {
@@ -190,6 +202,19 @@ grpc::Status TestKubelet::Allocate(unsigned count, std::map<std::string, std::st
 void TestKubelet::Free(const std::vector<std::string>& devices) {
   std::lock_guard lock(mutex_);
   for (const auto& d : devices) allocated_.erase(d);
+}
+
+void PrintRestartSigns(const std::string& log) {
+  const auto count = [&](const std::string& text) {
+    std::size_t n = 0;
+    for (auto at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++n;
+    return n;
+  };
+  std::printf(
+      "[ measured ] restarts noticed: %zu by the end of the registration's ListAndWatch stream, "
+      "%zu by a new kubelet.sock, %zu by the plugin's socket removed\n",
+      count("the ListAndWatch stream of its registration ended"), count(" is a new file)"),
+      count(" was removed (kubelet restarted)"));
 }
 
 std::size_t HealthyCount(const std::vector<v1beta1::Device>& devices) {

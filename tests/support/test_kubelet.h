@@ -33,9 +33,16 @@ class TestKubelet {
   TestKubelet(const TestKubelet&) = delete;
   TestKubelet& operator=(const TestKubelet&) = delete;
 
-  // As kubelet does when it starts again: stops, removes every socket in its directory (the
-  // plugin's too), and serves a new kubelet.sock.
-  void Restart();
+  // What a restart does with the plugins' sockets in its directory.
+  enum class PluginSockets { kRemoved, kKept };
+  // As kubelet does when it starts again: stops (its ListAndWatch stream ends), removes every
+  // socket in its directory (the plugin's too, as kubelet's CleanupPluginDirectory does; with
+  // kKept only kubelet.sock, which a plugin then cannot see vanish), and serves a new
+  // kubelet.sock at once.
+  void Restart(PluginSockets plugin_sockets = PluginSockets::kRemoved);
+  // Ends the plugin's ListAndWatch stream and forgets the plugin, as a kubelet that lost it
+  // would; kubelet.sock stays the same file.
+  void DropPlugin();
   // Stops serving and removes kubelet.sock (kubelet is down).
   void Stop();
   void Start();
@@ -94,6 +101,10 @@ std::optional<std::vector<v1beta1::Device>> TestKubelet::WaitForDevices(
   }
   return devices_;
 }
+
+// Prints how many kubelet restarts dxshim's log `log` says it noticed by each sign (the end of
+// kubelet's ListAndWatch stream, a new kubelet.sock, its own socket removed).
+void PrintRestartSigns(const std::string& log);
 
 // How many devices of a list are healthy.
 std::size_t HealthyCount(const std::vector<v1beta1::Device>& devices);

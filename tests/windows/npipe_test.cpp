@@ -117,8 +117,20 @@ bool WaitUntil(const std::function<bool()>& condition, std::chrono::seconds time
   return true;
 }
 
-SOCKET Connect(int port) {
+// A connection to 127.0.0.1:`port`, from `from` (an IPv4 address and port; none: the system's
+// choice), or INVALID_SOCKET.
+SOCKET Connect(int port, const char* from_address = nullptr, std::uint16_t from_port = 0) {
   const SOCKET s = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
+  if (from_address != nullptr) {
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    inet_pton(AF_INET, from_address, &local.sin_addr);
+    local.sin_port = htons(from_port);
+    if (bind(s, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0) {
+      closesocket(s);
+      return INVALID_SOCKET;
+    }
+  }
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -172,10 +184,11 @@ class EchoServer {
     while (live_ > 0) Sleep(10);
   }
   int port() const { return port_; }
-  // The peer port of the connection accepted last (what dxshim's gRPC server sees as the peer).
-  std::uint16_t last_peer_port() {
+  // The peer of the connection accepted last, as gRPC names it to dxshim's admission hook
+  // ("ipv4:127.0.0.1:54321").
+  std::string last_peer() {
     std::lock_guard lock(mutex_);
-    return last_peer_port_;
+    return last_peer_;
   }
 
  private:
@@ -186,8 +199,10 @@ class EchoServer {
       const SOCKET s = accept(listener_, reinterpret_cast<sockaddr*>(&peer), &size);
       if (s == INVALID_SOCKET) return;
       {
+        char text[INET_ADDRSTRLEN] = {};
+        inet_ntop(AF_INET, &peer.sin_addr, text, sizeof text);
         std::lock_guard lock(mutex_);
-        last_peer_port_ = ntohs(peer.sin_port);
+        last_peer_ = "ipv4:" + std::string(text) + ":" + std::to_string(ntohs(peer.sin_port));
       }
       // Detached, so that a finished worker leaves no thread handle behind: the test counts
       // the process's handles.
@@ -209,7 +224,7 @@ class EchoServer {
   }
   SOCKET listener_;
   int port_ = 0;
-  std::uint16_t last_peer_port_ = 0;
+  std::string last_peer_;
   std::thread thread_;
   std::mutex mutex_;
   std::atomic<int> live_{0};
@@ -302,28 +317,41 @@ int main(int argc, char** argv) {
           std::string("dialing a missing pipe fails: ") + e.what());
   }
 
-  // The gRPC server behind the pipe admits a loopback peer only while it is one of the acceptor's
-  // live bridges: a local process connecting to the loopback port directly is not.
+  // The gRPC server behind the pipe admits a call only over one of the acceptor's live bridges:
+  // its peer must be exactly, address and port, a bridge's own end. A local process connecting
+  // to the loopback port directly is not, nor is one that takes the bridge's port on another
+  // loopback address (all of 127/8 is loopback on Windows too).
   {
+    auto& own = acceptor.backend_connections();
+    std::string why;
     const SOCKET s = Connect(port);
     char back[4];
     const bool echoed = SendAll(s, "peer", 4) && RecvAll(s, back, 4);
-    const std::uint16_t bridged = echo.last_peer_port();
-    Check(echoed && acceptor.BridgesFromLocalPort(bridged),
-          "the backend's peer on a piped connection is a live bridge (port " +
-              std::to_string(bridged) + ")");
+    const std::string bridged = echo.last_peer();
+    Check(echoed && own.Admits(bridged, why),
+          "the backend's peer on a piped connection is a live bridge (" + bridged + ") " + why);
     const SOCKET direct = Connect(echo.port());
     SendAll(direct, "x", 1);
     RecvAll(direct, back, 1);
-    const std::uint16_t stranger = echo.last_peer_port();
-    Check(stranger != bridged && !acceptor.BridgesFromLocalPort(stranger),
-          "a direct loopback connection to the backend is not a bridge (port " +
-              std::to_string(stranger) + ")");
+    const std::string stranger = echo.last_peer();
+    Check(stranger != bridged && !own.Admits(stranger, why),
+          "a direct loopback connection to the backend is not a bridge (" + stranger + "): " + why);
+    const auto port_of = [](const std::string& peer) {
+      return static_cast<std::uint16_t>(std::atoi(peer.substr(peer.rfind(':') + 1).c_str()));
+    };
+    const SOCKET impostor = Connect(echo.port(), "127.0.0.2", port_of(bridged));
+    const bool impostor_echoed =
+        impostor != INVALID_SOCKET && SendAll(impostor, "x", 1) && RecvAll(impostor, back, 1);
+    const std::string taken = echo.last_peer();
+    Check(
+        impostor_echoed && taken == "ipv4:127.0.0.2:" + std::to_string(port_of(bridged)) &&
+            !own.Admits(taken, why),
+        "a connection from the bridge's port on 127.0.0.2 is not a bridge (" + taken + "): " + why);
+    if (impostor != INVALID_SOCKET) closesocket(impostor);
     closesocket(direct);
     closesocket(s);
-    Check(WaitUntil([&] { return !acceptor.BridgesFromLocalPort(bridged); },
-                    std::chrono::seconds(10)),
-          "a finished bridge's port is no longer admitted");
+    Check(WaitUntil([&] { return !own.Admits(bridged, why); }, std::chrono::seconds(10)),
+          "a finished bridge's connection is no longer admitted: " + why);
   }
 
   // A forwarder for dxshim serve bridges only connections from this process (the runtime's pipe
@@ -404,14 +432,14 @@ int main(int argc, char** argv) {
       s = Connect(runtime_port);
       echoed = SendAll(s, "hello", 5) && RecvAll(s, back, 5);
     }
-    const std::string bridged = "ipv4:127.0.0.1:" + std::to_string(echo.last_peer_port());
+    const std::string bridged = echo.last_peer();
     Check(echoed && std::string(back, 5) == "hello",
           "a round trip crosses the runtime forwarder, the pipe and the acceptor");
     Check(transport.Admits(bridged), "the gRPC server admits the bridge's peer " + bridged);
     const SOCKET direct = Connect(echo.port());
     SendAll(direct, "x", 1);
     RecvAll(direct, back, 1);
-    const std::string stranger = "ipv4:127.0.0.1:" + std::to_string(echo.last_peer_port());
+    const std::string stranger = echo.last_peer();
     Check(!transport.Admits(stranger) && !transport.Admits("ipv4:10.1.2.3:40000") &&
               !transport.Admits("garbage"),
           "it refuses a direct loopback peer " + stranger + ", a remote one and garbage");

@@ -1,0 +1,101 @@
+// Who may use a loopback port that only dxshim's own bridges should reach. Any local process can
+// connect to 127.0.0.1, and all of 127/8 (and ::1) is loopback on Linux and Windows, so:
+// - a gRPC server that a bridge fronts (the CRI server behind kubelet's named pipe, the device
+//   plugin's behind its AF_UNIX socket) answers a call only when the call's peer is exactly the
+//   local end, address and port, of a connection the bridge itself opened and still holds
+//   (OwnConnections). A stranger cannot make that peer: the bridge's socket holds the address and
+//   port, and a TCP connection from them to the server's address and port already exists;
+// - a loopback port that is this process's way out (the device plugin's registration with
+//   kubelet.sock, the runtime forwarder to containerd's pipe) takes a connection only when the
+//   system's table of TCP connections names this process as its other end (PeerIsThisProcess).
+// On Windows the first rule also asks the second's question, once per connection: the same
+// check on all three loopback legs.
+//
+// Wine 8.0 cannot name the owner of a socket listed among the IPv6 connections (gRPC's own
+// sockets on Windows are dual-stack ones): only under wine (RunningUnderWine, which a Windows node
+// never is) is that blind spot not held against a connection (OwnedByThisProcess says how). A
+// real node always runs the whole check.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "shim/socket_bridge/socket_api.h"
+#include "shim/socket_bridge/tcp_endpoint.h"
+
+namespace dxshim::socket_bridge {
+
+// Whether `c`, seen from its owner's end, belongs to this process by the system's TCP table;
+// `refusal` says why not ("it comes from process 4242", "it is not in the TCP table").
+bool OwnedByThisProcess(const TcpConnection& c, std::string& refusal);
+// Whether the other end of `accepted`, a connection accepted on a loopback listener, is a socket
+// of this process; `refusal` says why not.
+bool PeerIsThisProcess(NativeSocket accepted, std::string& refusal);
+
+class OwnConnections {
+ public:
+  // Whether Admits also asks the TCP table for the connection's owner: on Windows, where it is
+  // part of the rule; elsewhere the exact match alone decides (Linux has no table of owners to
+  // ask cheaply, and the match cannot be forged there either).
+  enum class OwnerCheck { kNone, kThisProcess };
+  static OwnerCheck PlatformOwnerCheck();
+
+  explicit OwnConnections(OwnerCheck check = PlatformOwnerCheck()) : check_(check) {}
+  OwnConnections(const OwnConnections&) = delete;
+  OwnConnections& operator=(const OwnConnections&) = delete;
+
+  // Keeps a connection listed; unlists it when reset or destroyed, which its holder does before
+  // the socket closes (after that its address and port are free for anybody to take). Must not
+  // outlive the OwnConnections.
+  class Registration {
+   public:
+    Registration() = default;
+    Registration(Registration&& other) noexcept;
+    Registration& operator=(Registration&& other) noexcept;
+    Registration(const Registration&) = delete;
+    Registration& operator=(const Registration&) = delete;
+    ~Registration() { reset(); }
+    void reset();
+    explicit operator bool() const { return owner_ != nullptr; }
+
+   private:
+    friend class OwnConnections;
+    Registration(OwnConnections* owner, std::uint64_t id) : owner_(owner), id_(id) {}
+    OwnConnections* owner_ = nullptr;
+    std::uint64_t id_ = 0;
+  };
+
+  // Lists `connected`, a TCP connection this process opened to the server, by the addresses its
+  // socket reports (getsockname, getpeername). An empty Registration when it is not a connected
+  // TCP socket (nothing is listed then: calls over it are refused).
+  [[nodiscard]] Registration Add(NativeSocket connected);
+  // Whether a call whose gRPC peer is `grpc_peer` ("ipv4:127.0.0.1:54321") came over a listed
+  // connection; `refusal` says why not.
+  bool Admits(std::string_view grpc_peer, std::string& refusal);
+  std::size_t size();
+
+ private:
+  struct Entry {
+    TcpConnection connection;
+    bool owner_confirmed = false;  // the TCP table named this process once: never asked again
+  };
+  void Remove(std::uint64_t id);
+
+  const OwnerCheck check_;
+  std::mutex mutex_;
+  std::map<std::uint64_t, Entry> entries_;
+  std::uint64_t next_id_ = 1;
+};
+
+// The admission hook of a gRPC server behind a bridge (the CRI server behind kubelet's pipe, the
+// device plugin's behind its socket): admits a call over one of `connections`; tells `warn`
+// "refused a call from PEER: it did not come through FRONT (why)" otherwise.
+using PeerAdmission = std::function<bool(std::string_view grpc_peer)>;
+PeerAdmission AdmitOnlyThrough(OwnConnections& connections, std::string front,
+                               std::function<void(const std::string&)> warn);
+
+}  // namespace dxshim::socket_bridge
