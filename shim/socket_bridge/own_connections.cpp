@@ -100,9 +100,10 @@ bool OwnConnections::Admits(std::string_view grpc_peer, std::string& refusal) {
     return false;
   }
   if (check_ == OwnerCheck::kNone || it->second.owner_confirmed) return true;
-  // The table is read without the lock (it takes a while on a busy node), once per connection.
+  // The table is read without the lock (it takes a while on a busy node), once per connection,
+  // for the connection the call came over: the peer as gRPC names it, to the server's end.
   const auto id = it->first;
-  const auto connection = it->second.connection;
+  const TcpConnection connection{*peer, it->second.connection.remote};
   lock.unlock();
   if (!OwnedByThisProcess(connection, refusal)) return false;
   lock.lock();
