@@ -26,6 +26,9 @@ constexpr std::size_t kReadChunk = 4096;
 // Reads per connection and turn: a client that keeps sending (after its answer, say) is read a
 // little each turn and never holds the thread.
 constexpr int kReadsPerTurn = 4;
+// With no file descriptor left, accepting waits for one of the endpoint's own connections to
+// close; this long at most, since descriptors freed elsewhere in dxshim announce nothing.
+constexpr milliseconds kOutOfDescriptorsWait{1000};
 
 std::string Response(int status, std::string_view reason, std::string_view type,
                      const std::string& body, bool head) {
@@ -109,11 +112,19 @@ class HttpEndpoint::Server {
   void Run(const std::atomic<bool>& stop) {
     std::vector<sb::PollEntry> entries;
     while (!stop.load()) {
+      const bool accepting = Clock::now() >= accept_again_;
       entries.clear();
-      entries.push_back({listener_.get(), true, false});
+      if (accepting) entries.push_back({listener_.get(), true, false});
+      const std::size_t first = entries.size();  // connections_[i] is entries[first + i]
       for (const auto& c : connections_) {
         entries.push_back(
             {c->socket.get(), c->phase != Phase::kWriting, c->phase == Phase::kWriting});
+      }
+      if (entries.empty()) {
+        // Nothing to wait on (accepting paused, no connection): Winsock refuses to poll nothing.
+        std::this_thread::sleep_for(NextWait());
+        faults_.Flush(Clock::now());
+        continue;
       }
       if (!sb::Poll(entries, NextWait())) {
         // Not expected; the endpoint keeps trying (a probe may yet be answered) and says so at
@@ -128,12 +139,12 @@ class HttpEndpoint::Server {
       }
       const auto now = Clock::now();
       // The connections polled are the first ones of connections_, in order; Accept() appends.
-      for (std::size_t i = 0; i + 1 < entries.size(); ++i) {
-        auto& c = *connections_[i];
-        if (entries[i + 1].readable || entries[i + 1].writable) Progress(c, now);
+      for (std::size_t i = first; i < entries.size(); ++i) {
+        auto& c = *connections_[i - first];
+        if (entries[i].readable || entries[i].writable) Progress(c, now);
       }
       Expire(now);
-      if (entries[0].readable) Accept(now);
+      if (accepting && entries[0].readable) Accept(now);
       Forget();
       faults_.Flush(now);
     }
@@ -155,16 +166,19 @@ class HttpEndpoint::Server {
   milliseconds NextWait() const {
     auto wait = kTick;
     const auto now = Clock::now();
-    for (const auto& c : connections_) {
-      const auto left = std::chrono::ceil<milliseconds>(c->deadline - now);
+    const auto until = [&](Clock::time_point when) {
+      const auto left = std::chrono::ceil<milliseconds>(when - now);
       wait = std::max(milliseconds(0), std::min(wait, left));
-    }
+    };
+    for (const auto& c : connections_) until(c->deadline);
+    if (accept_again_ > now) until(accept_again_);
     return wait;
   }
 
   void Close(Connection& c) {
     c.socket.reset();
     c.phase = Phase::kClosed;
+    if (accept_when_one_closes_) accept_again_ = Clock::time_point::min();
   }
 
   void Progress(Connection& c, Clock::time_point now) {
@@ -253,7 +267,10 @@ class HttpEndpoint::Server {
   void Accept(Clock::time_point now) {
     for (std::size_t i = 0; i < kAcceptsPerTick; ++i) {
       auto socket = sb::Accept(listener_.get());
-      if (!socket.valid()) return;
+      if (!socket.valid()) {
+        if (!sb::LastCallWouldBlock()) AcceptFailed(now);
+        return;
+      }
       if (!sb::SetNonBlocking(socket.get())) continue;
       auto c = std::make_unique<Connection>();
       c->peer = sb::PeerAddress(socket.get());
@@ -273,6 +290,26 @@ class HttpEndpoint::Server {
       }
       connections_.push_back(std::move(c));
       Read(*connections_.back(), now);  // a probe's request is usually there already
+    }
+  }
+
+  // The listener stays readable while accepting fails: polling it again at once would spin.
+  void AcceptFailed(Clock::time_point now) {
+    const bool out_of_descriptors = sb::LastCallOutOfDescriptors();
+    const auto error = sb::LastSocketError();
+    if (out_of_descriptors) {
+      // The connections waiting stay in the listen queue until a descriptor is free.
+      accept_again_ = now + kOutOfDescriptorsWait;
+      accept_when_one_closes_ = true;
+      faults_.Note(
+          "accepts failed for want of file descriptors (accepting again once a "
+          "connection closes, or after " +
+              std::to_string(kOutOfDescriptorsWait.count()) + " ms)",
+          "", error, now);
+    } else {
+      accept_again_ = now + kTick;
+      accept_when_one_closes_ = false;
+      faults_.Note("accepts failed", "", error, now);
     }
   }
 
@@ -321,6 +358,10 @@ class HttpEndpoint::Server {
   std::vector<std::unique_ptr<Connection>> connections_;
   std::uint64_t next_order_ = 0;
   Clock::time_point last_poll_error_{};
+  // Accepting is paused until then (the descriptors ran out, or accepting failed otherwise);
+  // with accept_when_one_closes_, a connection closing ends the pause.
+  Clock::time_point accept_again_{};
+  bool accept_when_one_closes_ = false;
 };
 
 HttpEndpoint::HttpEndpoint(const std::string& listen, HttpHandlers handlers, HttpLimits limits)

@@ -71,6 +71,10 @@ class NetworkSession {
 std::string LastSocketError();
 // Whether the last socket call only found nothing to do yet (EAGAIN, WSAEWOULDBLOCK).
 bool LastCallWouldBlock();
+// Whether the last socket call failed for want of descriptors or buffers (EMFILE, ENFILE,
+// ENOBUFS, ENOMEM; WSAEMFILE, WSAENOBUFS): a listener then stays readable, but accepting from it
+// fails until something is closed.
+bool LastCallOutOfDescriptors();
 
 // An AF_UNIX stream socket bound to `path` and listening (the caller has removed what was
 // there); invalid with `error` set otherwise.
