@@ -278,15 +278,15 @@ class HttpEndpoint::Server {
       c->order = next_order_++;
       c->deadline = now + limits_.request_timeout;
       if (OpenCount(&c->peer) >= limits_.max_per_peer) {
-        CloseOldest(c->peer,
-                    "connections over " + std::to_string(limits_.max_per_peer) +
-                        " from one address (the oldest closed)",
-                    now);
+        Displace(&c->peer,
+                 "connections over " + std::to_string(limits_.max_per_peer) +
+                     " from one address (the oldest closed)",
+                 now);
       } else if (OpenCount(nullptr) >= limits_.max_connections) {
-        CloseOldest(BusiestPeer(),
-                    "connections over " + std::to_string(limits_.max_connections) +
-                        " in all (the oldest of the busiest address closed)",
-                    now);
+        Displace(nullptr,
+                 "connections over " + std::to_string(limits_.max_connections) +
+                     " in all (the oldest of the busiest address closed)",
+                 now);
       }
       connections_.push_back(std::move(c));
       Read(*connections_.back(), now);  // a probe's request is usually there already
@@ -321,23 +321,22 @@ class HttpEndpoint::Server {
         }));
   }
 
-  // The address with the most open connections: over the total bound it gives way, so that an
-  // address with few (a probe's) keeps them whatever the others do.
-  std::string BusiestPeer() const {
+  // Closes the oldest open connection of `peer`, or, with no peer, the oldest of those whose
+  // address holds the most: over the total bound that address gives way, so that an address with
+  // few (a probe's) keeps them whatever the others do. Between addresses holding as many, age
+  // decides, not how the addresses sort.
+  void Displace(const std::string* peer, const std::string& what, Clock::time_point now) {
     std::map<std::string, std::size_t> open;
-    for (const auto& c : connections_) {
-      if (c->phase != Phase::kClosed) ++open[c->peer];
+    std::size_t most = 0;
+    if (peer == nullptr) {
+      for (const auto& c : connections_) {
+        if (c->phase != Phase::kClosed) most = std::max(most, ++open[c->peer]);
+      }
     }
-    const auto busiest = std::max_element(
-        open.begin(), open.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-    return busiest == open.end() ? std::string() : busiest->first;
-  }
-
-  // Closes the oldest open connection of `peer`.
-  void CloseOldest(const std::string& peer, const std::string& what, Clock::time_point now) {
     Connection* oldest = nullptr;
     for (auto& c : connections_) {
-      if (c->phase == Phase::kClosed || c->peer != peer) continue;
+      if (c->phase == Phase::kClosed) continue;
+      if (peer != nullptr ? c->peer != *peer : open[c->peer] != most) continue;
       if (oldest == nullptr || c->order < oldest->order) oldest = c.get();
     }
     if (oldest == nullptr) return;

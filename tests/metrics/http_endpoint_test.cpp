@@ -1,7 +1,8 @@
 // The metrics endpoint (shim/metrics/http_endpoint.h) over real sockets: its answers and refusals,
-// a failing scrape as a 500, and its bounds (per address, in total, on a request that does not
-// arrive and an answer not taken), malformed and oversized requests. With a containerd behind
-// dxshim and crowds of misbehaving clients: tests/e2e/metrics_slow_clients_e2e_test.cpp.
+// a failing scrape as a 500, and its bounds (per address, in total with a tie between addresses
+// going to the oldest connection, on a request that does not arrive and an answer not taken),
+// malformed and oversized requests. With a containerd behind dxshim and crowds of misbehaving
+// clients: tests/e2e/metrics_slow_clients_e2e_test.cpp.
 #include "shim/metrics/http_endpoint.h"
 
 #include <gtest/gtest.h>
@@ -118,6 +119,23 @@ TEST(HttpEndpoint, OverTheTotalTheBusiestAddressGivesWay) {
   EXPECT_TRUE(ClosedWithNothing(*many[0])) << "the oldest of the busiest address";
   few[0]->ReadUntilClosed(milliseconds(200), &closed);
   EXPECT_FALSE(closed) << "an address with fewer connections keeps them, old as they are";
+}
+
+TEST(HttpEndpoint, OverTheTotalATieBetweenAddressesClosesTheOldestConnection) {
+  HttpLimits limits;
+  limits.max_connections = 4;
+  HttpEndpoint endpoint("127.0.0.1:0", Fixed(), limits);
+  // Two addresses hold two each; the one that sorts last holds the oldest connection.
+  auto older = Silent("127.0.0.3", endpoint.port(), 2);
+  auto newer = Silent("127.0.0.2", endpoint.port(), 2);
+  test::RawConnection probe("127.0.0.4", "127.0.0.1", endpoint.port());
+  ASSERT_TRUE(probe.Send("GET /healthz HTTP/1.1\r\n\r\n"));
+  bool closed = false;
+  const auto answer = probe.ReadUntilClosed(std::chrono::seconds(5), &closed);
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 200 OK\r\n")) << answer;
+  EXPECT_TRUE(ClosedWithNothing(*older[0])) << "the oldest connection gives way";
+  newer[0]->ReadUntilClosed(milliseconds(200), &closed);
+  EXPECT_FALSE(closed) << "not the oldest of the address that sorts first";
 }
 
 TEST(HttpEndpoint, ARequestThatDoesNotArriveIsAnswered408AndClosed) {
