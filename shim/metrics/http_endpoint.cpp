@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "shim/metrics/fault_log.h"
+#include "shim/metrics/http_answer.h"
 #include "shim/metrics/http_request.h"
 #include "shim/socket_bridge/socket_api.h"
 
@@ -29,46 +30,6 @@ constexpr int kReadsPerTurn = 4;
 // With no file descriptor left, accepting waits for one of the endpoint's own connections to
 // close; this long at most, since descriptors freed elsewhere in dxshim announce nothing.
 constexpr milliseconds kOutOfDescriptorsWait{1000};
-
-std::string Response(int status, std::string_view reason, std::string_view type,
-                     const std::string& body, bool head) {
-  std::string response = "HTTP/1.1 " + std::to_string(status) + " ";
-  response.append(reason).append("\r\nContent-Type: ").append(type);
-  response.append("\r\nContent-Length: ").append(std::to_string(body.size()));
-  response.append("\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n");
-  if (!head) response += body;
-  return response;
-}
-
-std::string PlainResponse(int status, std::string_view reason, const std::string& body,
-                          bool head = false) {
-  return Response(status, reason, "text/plain; charset=utf-8", body, head);
-}
-
-std::string Answer(const HttpHandlers& handlers, const HttpRequestReader& request) {
-  const bool head = request.method() == "HEAD";
-  if (request.method() != "GET" && !head) {
-    return PlainResponse(405, "Method Not Allowed", "only GET and HEAD\n");
-  }
-  const auto& path = request.path();
-  try {
-    if (path == "/metrics") {
-      return Response(200, "OK", "text/plain; version=0.0.4; charset=utf-8", handlers.metrics(),
-                      head);
-    }
-    if (path == "/healthz") return PlainResponse(200, "OK", "ok\n", head);
-    if (path == "/readyz") {
-      const auto missing = handlers.not_ready();
-      if (missing.empty()) return PlainResponse(200, "OK", "ready\n", head);
-      std::string body = "not ready:\n";
-      for (const auto& line : missing) body += "  " + line + "\n";
-      return PlainResponse(503, "Service Unavailable", body, head);
-    }
-  } catch (const std::exception& e) {
-    return PlainResponse(500, "Internal Server Error", std::string(e.what()) + "\n", head);
-  }
-  return PlainResponse(404, "Not Found", "dxshim serves /metrics, /healthz and /readyz\n", head);
-}
 
 // "HOST:PORT" with an IPv6 HOST in brackets, as config/serve_config.cpp accepts it.
 void SplitListen(const std::string& listen, std::string& host, std::uint16_t& port) {
@@ -95,6 +56,7 @@ class HttpEndpoint::Server {
   Server(const std::string& listen, HttpHandlers handlers, HttpLimits limits)
       : handlers_(std::move(handlers)),
         limits_(limits),
+        answers_(handlers_, limits.metrics_max_age),
         faults_([](const std::string& line) { spdlog::warn("{}", line); }) {
     std::string host;
     std::uint16_t port = 0;
@@ -159,7 +121,7 @@ class HttpEndpoint::Server {
     Phase phase = Phase::kReading;
     Clock::time_point deadline;
     HttpRequestReader request;
-    std::string answer;
+    HttpAnswer answer;
     std::size_t sent = 0;
   };
 
@@ -200,21 +162,28 @@ class HttpEndpoint::Server {
         case HttpRequestReader::State::kIncomplete:
           continue;
         case HttpRequestReader::State::kComplete:
-          StartAnswer(c, Answer(handlers_, c.request), now);
+          StartAnswer(c, answers_.For(c.request, now), now);
           return;
         case HttpRequestReader::State::kTooLarge:
           faults_.Note("requests too large", c.peer, c.request.problem(), now);
-          StartAnswer(c, PlainResponse(413, "Request Too Large", c.request.problem() + "\n"), now);
+          Refuse(c, 431, "Request Header Fields Too Large", now);
           return;
         case HttpRequestReader::State::kMalformed:
           faults_.Note("malformed requests", c.peer, c.request.problem(), now);
-          StartAnswer(c, PlainResponse(400, "Bad Request", c.request.problem() + "\n"), now);
+          Refuse(c, 400, "Bad Request", now);
           return;
       }
     }
   }
 
-  void StartAnswer(Connection& c, std::string answer, Clock::time_point now) {
+  void Refuse(Connection& c, int status, std::string_view reason, Clock::time_point now) {
+    StartAnswer(c,
+                std::make_shared<const std::string>(
+                    PlainResponse(status, reason, c.request.problem() + "\n")),
+                now);
+  }
+
+  void StartAnswer(Connection& c, HttpAnswer answer, Clock::time_point now) {
     c.answer = std::move(answer);
     c.sent = 0;
     c.phase = Phase::kWriting;
@@ -223,8 +192,9 @@ class HttpEndpoint::Server {
   }
 
   void Write(Connection& c, Clock::time_point now) {
-    while (c.sent < c.answer.size()) {
-      const long n = sb::Send(c.socket.get(), c.answer.data() + c.sent, c.answer.size() - c.sent);
+    const auto& answer = *c.answer;
+    while (c.sent < answer.size()) {
+      const long n = sb::Send(c.socket.get(), answer.data() + c.sent, answer.size() - c.sent);
       if (n < 0 && sb::LastCallWouldBlock()) return;
       if (n <= 0) {
         Close(c);
@@ -235,7 +205,7 @@ class HttpEndpoint::Server {
     // All handed over: end the stream, then read what the client may still send until it closes
     // (closing with unread bytes would reset the connection and could lose the answer).
     sb::ShutdownWrite(c.socket.get());
-    c.answer.clear();
+    c.answer.reset();
     c.phase = Phase::kLingering;
     c.deadline = now + kLinger;
   }
@@ -351,6 +321,7 @@ class HttpEndpoint::Server {
   sb::NetworkSession network_;
   HttpHandlers handlers_;
   HttpLimits limits_;
+  HttpAnswers answers_;
   FaultLog faults_;
   sb::Socket listener_;
   std::uint16_t port_ = 0;

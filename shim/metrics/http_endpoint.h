@@ -1,7 +1,7 @@
 // The operator's HTTP endpoint of `dxshim serve` (metrics-listen): /metrics in Prometheus' text
 // format, /healthz (200 while the process serves) and /readyz (200 once the runtime is connected,
 // the ledger read and the devices loaded; 503 with the missing parts otherwise); any other path is
-// 404, a method other than GET and HEAD 405. No file is ever served.
+// 404, a method other than GET and HEAD 405 (http_answer.h). No file is ever served.
 //
 // One thread of its own (never the relay's) serves every connection without blocking on any:
 // a slow or silent client costs a socket, not a thread, and cannot delay anyone else. Each request
@@ -15,24 +15,20 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
-#include <vector>
+
+#include "shim/metrics/http_handlers.h"
 
 namespace dxshim::metrics {
-
-struct HttpHandlers {
-  std::function<std::string()> metrics;                 // the exposition text
-  std::function<std::vector<std::string>()> not_ready;  // empty when ready
-};
 
 struct HttpLimits {
   std::chrono::milliseconds request_timeout{2000};    // from accept to a complete request head
   std::chrono::milliseconds response_timeout{10000};  // for the client to take the answer
   std::size_t max_connections = 256;
   std::size_t max_per_peer = 32;
+  std::chrono::milliseconds metrics_max_age{1000};  // one rendering of /metrics answers this long
 };
 
 class HttpEndpoint {

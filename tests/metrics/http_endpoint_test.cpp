@@ -1,12 +1,15 @@
-// The metrics endpoint (shim/metrics/http_endpoint.h) over real sockets: its answers and refusals,
-// a failing scrape as a 500, and its bounds (per address, in total with a tie between addresses
-// going to the oldest connection, on a request that does not arrive and an answer not taken),
-// malformed and oversized requests. With a containerd behind dxshim and crowds of misbehaving
-// clients: tests/e2e/metrics_slow_clients_e2e_test.cpp.
+// The metrics endpoint (shim/metrics/http_endpoint.h) over real sockets: its answers and refusals
+// (405 with Allow, 400, 431), a failing scrape as a 500, /metrics rendered once for every scrape
+// within its max age, and its bounds (per address, in total with a tie between addresses going
+// to the oldest connection, on a request that does not arrive and an answer not taken). With a
+// containerd behind dxshim and crowds of misbehaving clients:
+// tests/e2e/metrics_slow_clients_e2e_test.cpp; at the file-descriptor limit:
+// tests/e2e/metrics_fd_limit_e2e_test.cpp.
 #include "shim/metrics/http_endpoint.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <stdexcept>
@@ -40,7 +43,9 @@ TEST(HttpEndpoint, AnswersAndRefuses) {
   EXPECT_EQ(r.body, "ready\n");
   EXPECT_EQ(test::HttpGet(at, "/healthz").body, "ok\n");
   EXPECT_EQ(test::HttpGet(at, "/metricsx").status, 404);
-  EXPECT_EQ(test::HttpRequest(at, "DELETE", "/healthz").status, 405);
+  r = test::HttpRequest(at, "DELETE", "/healthz");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.headers["allow"], "GET, HEAD");
 
   // A port in use: the error names the address.
   try {
@@ -55,12 +60,15 @@ TEST(HttpEndpoint, AnswersAndRefuses) {
 TEST(HttpEndpoint, AFailingScrapeIsA500NotACrash) {
   HttpHandlers handlers;
   handlers.metrics = []() -> std::string { throw std::runtime_error("collector broke"); };
-  handlers.not_ready = [] { return std::vector<std::string>{}; };
+  handlers.not_ready = []() -> std::vector<std::string> { throw 42; };
   HttpEndpoint endpoint("127.0.0.1:0", handlers);
   const auto at = "127.0.0.1:" + std::to_string(endpoint.port());
-  const auto r = test::HttpGet(at, "/metrics");
+  auto r = test::HttpGet(at, "/metrics");
   EXPECT_EQ(r.status, 500);
   EXPECT_EQ(r.body, "collector broke\n");
+  r = test::HttpGet(at, "/readyz");  // what it threw is no std::exception
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(r.body, "the handler failed\n");
   EXPECT_EQ(test::HttpGet(at, "/healthz").status, 200);
 }
 
@@ -138,6 +146,42 @@ TEST(HttpEndpoint, OverTheTotalATieBetweenAddressesClosesTheOldestConnection) {
   EXPECT_FALSE(closed) << "not the oldest of the address that sorts first";
 }
 
+TEST(HttpEndpoint, MetricsAreRenderedOnceForEveryScrapeWithinTheirMaxAge) {
+  std::atomic<int> renders{0};
+  HttpHandlers handlers = Fixed();
+  handlers.metrics = [&] { return "dxshim_renders " + std::to_string(++renders) + "\n"; };
+  HttpLimits limits;
+  limits.metrics_max_age = std::chrono::hours(1);
+  HttpEndpoint endpoint("127.0.0.1:0", handlers, limits);
+  // Twenty scrapes at once, then a HEAD: one rendering answers them all.
+  std::vector<std::unique_ptr<test::RawConnection>> scrapes;
+  for (int i = 0; i < 20; ++i) {
+    scrapes.push_back(
+        std::make_unique<test::RawConnection>("127.0.0.1", "127.0.0.1", endpoint.port()));
+    ASSERT_TRUE(scrapes.back()->Send("GET /metrics HTTP/1.1\r\n\r\n"));
+  }
+  for (auto& scrape : scrapes) {
+    bool closed = false;
+    const auto answer = scrape->ReadUntilClosed(std::chrono::seconds(10), &closed);
+    EXPECT_TRUE(answer.ends_with("\r\n\r\ndxshim_renders 1\n")) << answer;
+  }
+  const auto at = "127.0.0.1:" + std::to_string(endpoint.port());
+  auto head = test::HttpRequest(at, "HEAD", "/metrics");
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.headers["content-length"], "17");
+  EXPECT_EQ(head.body, "");
+  EXPECT_EQ(renders.load(), 1);
+
+  // Once the rendering is older than the max age, the next scrape renders again.
+  limits.metrics_max_age = milliseconds(200);
+  renders = 0;
+  HttpEndpoint shorter("127.0.0.1:0", handlers, limits);
+  const auto there = "127.0.0.1:" + std::to_string(shorter.port());
+  EXPECT_EQ(test::HttpGet(there, "/metrics").body, "dxshim_renders 1\n");
+  std::this_thread::sleep_for(milliseconds(400));
+  EXPECT_EQ(test::HttpGet(there, "/metrics").body, "dxshim_renders 2\n");
+}
+
 TEST(HttpEndpoint, ARequestThatDoesNotArriveIsAnswered408AndClosed) {
   HttpLimits limits;
   limits.request_timeout = milliseconds(300);
@@ -171,7 +215,7 @@ TEST(HttpEndpoint, AnAnswerNotTakenInTimeIsCutOff) {
   EXPECT_EQ(test::HttpGet("127.0.0.1:" + std::to_string(endpoint.port()), "/healthz").status, 200);
 }
 
-TEST(HttpEndpoint, MalformedAndOversizedRequestsAre400And413) {
+TEST(HttpEndpoint, MalformedAndOversizedRequestsAre400And431) {
   HttpEndpoint endpoint("127.0.0.1:0", Fixed());
   const auto ask = [&](const std::string& request) {
     test::RawConnection c("127.0.0.1", "127.0.0.1", endpoint.port());
@@ -183,7 +227,8 @@ TEST(HttpEndpoint, MalformedAndOversizedRequestsAre400And413) {
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 400 Bad Request\r\n")) << answer;
   EXPECT_NE(answer.find("not an HTTP request line: \"HELLO\""), std::string::npos) << answer;
   answer = ask("GET /metrics HTTP/1.1\r\nX-Big: " + std::string(10000, 'a') + "\r\n\r\n");
-  EXPECT_TRUE(answer.starts_with("HTTP/1.1 413 Request Too Large\r\n")) << answer;
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 431 Request Header Fields Too Large\r\n")) << answer;
+  EXPECT_NE(answer.find("the request head is over 8192 bytes"), std::string::npos) << answer;
   answer = ask("GET /metrics?name=x HTTP/1.1\r\n\r\n");
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 200 OK\r\n")) << answer;
   EXPECT_TRUE(answer.ends_with("\r\n\r\ndxshim_x 1\n")) << answer;
