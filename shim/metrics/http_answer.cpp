@@ -35,9 +35,10 @@ std::string HandlerFailure() {
   }
 }
 
-// A handler failed: the 500 says how.
-HttpAnswer Failed(const std::string& what, bool head) {
-  return Shared(PlainResponse(500, "Internal Server Error", what + "\n", head));
+// A handler failed: the 500 says how, and is counted.
+HttpAnswers::Reply Failed(const std::string& what, bool head) {
+  return {Shared(PlainResponse(500, "Internal Server Error", what + "\n", head)),
+          HttpRefusal::kInternalError};
 }
 
 }  // namespace
@@ -49,27 +50,29 @@ std::string PlainResponse(int status, std::string_view reason, std::string_view 
 HttpAnswers::HttpAnswers(const HttpHandlers& handlers, std::chrono::milliseconds metrics_max_age)
     : handlers_(handlers), metrics_max_age_(metrics_max_age) {}
 
-HttpAnswer HttpAnswers::For(const HttpRequestReader& request, Clock::time_point now) {
+HttpAnswers::Reply HttpAnswers::For(const HttpRequestReader& request, Clock::time_point now) {
   const bool head = request.method() == "HEAD";
   if (request.method() != "GET" && !head) {
     // RFC 9110 15.5.6: a 405 names the methods the resource has.
-    return Shared(Response(405, "Method Not Allowed", kText, "only GET and HEAD\n", false,
-                           "Allow: GET, HEAD\r\n"));
+    return {Shared(Response(405, "Method Not Allowed", kText, "only GET and HEAD\n", false,
+                            "Allow: GET, HEAD\r\n")),
+            HttpRefusal::kMethodNotAllowed};
   }
   const auto& path = request.path();
   if (path == "/metrics") return Metrics(head, now);
-  if (path == "/healthz") return Shared(PlainResponse(200, "OK", "ok\n", head));
+  if (path == "/healthz") return {Shared(PlainResponse(200, "OK", "ok\n", head)), {}};
   if (path == "/readyz") return Readiness(head);
-  return Shared(
-      PlainResponse(404, "Not Found", "dxshim serves /metrics, /healthz and /readyz\n", head));
+  return {Shared(PlainResponse(404, "Not Found", "dxshim serves /metrics, /healthz and /readyz\n",
+                               head)),
+          {}};
 }
 
-HttpAnswer HttpAnswers::Metrics(bool head, Clock::time_point now) {
-  if (!metrics_get_ || now - rendered_at_ >= metrics_max_age_) {
+HttpAnswers::Reply HttpAnswers::Metrics(bool head, Clock::time_point now) {
+  if (!metrics_get_.answer || now - rendered_at_ >= metrics_max_age_) {
     try {
       const auto text = handlers_.metrics();
-      metrics_get_ = Shared(Response(200, "OK", kExposition, text, false));
-      metrics_head_ = Shared(Response(200, "OK", kExposition, text, true));
+      metrics_get_ = {Shared(Response(200, "OK", kExposition, text, false)), {}};
+      metrics_head_ = {Shared(Response(200, "OK", kExposition, text, true)), {}};
     } catch (...) {
       // Kept as long as a rendering would be: a failing collector is not asked again by every
       // scrape either.
@@ -82,13 +85,13 @@ HttpAnswer HttpAnswers::Metrics(bool head, Clock::time_point now) {
   return head ? metrics_head_ : metrics_get_;
 }
 
-HttpAnswer HttpAnswers::Readiness(bool head) const {
+HttpAnswers::Reply HttpAnswers::Readiness(bool head) const {
   try {
     const auto missing = handlers_.not_ready();
-    if (missing.empty()) return Shared(PlainResponse(200, "OK", "ready\n", head));
+    if (missing.empty()) return {Shared(PlainResponse(200, "OK", "ready\n", head)), {}};
     std::string body = "not ready:\n";
     for (const auto& line : missing) body += "  " + line + "\n";
-    return Shared(PlainResponse(503, "Service Unavailable", body, head));
+    return {Shared(PlainResponse(503, "Service Unavailable", body, head)), {}};
   } catch (...) {
     return Failed(HandlerFailure(), head);
   }

@@ -10,10 +10,12 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "shim/metrics/http_handlers.h"
+#include "shim/metrics/http_refusal.h"
 #include "shim/metrics/http_request.h"
 
 namespace dxshim::metrics {
@@ -29,22 +31,26 @@ std::string PlainResponse(int status, std::string_view reason, std::string_view 
 class HttpAnswers {
  public:
   using Clock = std::chrono::steady_clock;
+  struct Reply {
+    HttpAnswer answer;
+    std::optional<HttpRefusal> refusal;  // what the reply refused, to be counted
+  };
 
   // `handlers` must outlive this object.
   HttpAnswers(const HttpHandlers& handlers, std::chrono::milliseconds metrics_max_age);
 
   // The reply to a complete request head received at `now`. Never throws for a handler's failure
   // (that is a 500).
-  HttpAnswer For(const HttpRequestReader& request, Clock::time_point now);
+  Reply For(const HttpRequestReader& request, Clock::time_point now);
 
  private:
-  HttpAnswer Metrics(bool head, Clock::time_point now);
-  HttpAnswer Readiness(bool head) const;
+  Reply Metrics(bool head, Clock::time_point now);
+  Reply Readiness(bool head) const;
 
   const HttpHandlers& handlers_;
   std::chrono::milliseconds metrics_max_age_;
-  HttpAnswer metrics_get_;  // the last rendering, answered until it is metrics_max_age_ old
-  HttpAnswer metrics_head_;
+  Reply metrics_get_;  // the last rendering, answered until it is metrics_max_age_ old
+  Reply metrics_head_;
   Clock::time_point rendered_at_{};
 };
 

@@ -161,26 +161,35 @@ class HttpEndpoint::Server {
       switch (c.request.Feed(std::string_view(buffer, static_cast<std::size_t>(n)))) {
         case HttpRequestReader::State::kIncomplete:
           continue;
-        case HttpRequestReader::State::kComplete:
-          StartAnswer(c, answers_.For(c.request, now), now);
+        case HttpRequestReader::State::kComplete: {
+          auto reply = answers_.For(c.request, now);
+          StartAnswer(c, std::move(reply.answer), now);
+          if (reply.refusal) Count(*reply.refusal);
           return;
+        }
         case HttpRequestReader::State::kTooLarge:
           faults_.Note("requests too large", c.peer, c.request.problem(), now);
-          Refuse(c, 431, "Request Header Fields Too Large", now);
+          Refuse(c, 431, "Request Header Fields Too Large", HttpRefusal::kTooLarge, now);
           return;
         case HttpRequestReader::State::kMalformed:
           faults_.Note("malformed requests", c.peer, c.request.problem(), now);
-          Refuse(c, 400, "Bad Request", now);
+          Refuse(c, 400, "Bad Request", HttpRefusal::kMalformed, now);
           return;
       }
     }
   }
 
-  void Refuse(Connection& c, int status, std::string_view reason, Clock::time_point now) {
+  void Refuse(Connection& c, int status, std::string_view reason, HttpRefusal refusal,
+              Clock::time_point now) {
     StartAnswer(c,
                 std::make_shared<const std::string>(
                     PlainResponse(status, reason, c.request.problem() + "\n")),
                 now);
+    Count(refusal);
+  }
+
+  void Count(HttpRefusal refusal) const {
+    if (handlers_.refused) handlers_.refused(refusal);
   }
 
   void StartAnswer(Connection& c, HttpAnswer answer, Clock::time_point now) {
@@ -220,12 +229,17 @@ class HttpEndpoint::Server {
         // Best effort, never waited for: the client may not read.
         const auto answer = PlainResponse(408, "Request Timeout", "no complete request\n");
         sb::Send(c->socket.get(), answer.data(), answer.size());
+        Close(*c);
+        Count(HttpRefusal::kRequestTimeout);
       } else if (c->phase == Phase::kWriting) {
         faults_.Note(
             "answers not taken within " + std::to_string(limits_.response_timeout.count()) + " ms",
             c->peer, "", now);
+        Close(*c);
+        Count(HttpRefusal::kResponseTimeout);
+      } else {
+        Close(*c);  // lingered long enough after its answer
       }
-      Close(*c);
     }
   }
 
@@ -248,12 +262,12 @@ class HttpEndpoint::Server {
       c->order = next_order_++;
       c->deadline = now + limits_.request_timeout;
       if (OpenCount(&c->peer) >= limits_.max_per_peer) {
-        Displace(&c->peer,
+        Displace(&c->peer, HttpRefusal::kPerAddressLimit,
                  "connections over " + std::to_string(limits_.max_per_peer) +
                      " from one address (the oldest closed)",
                  now);
       } else if (OpenCount(nullptr) >= limits_.max_connections) {
-        Displace(nullptr,
+        Displace(nullptr, HttpRefusal::kTotalLimit,
                  "connections over " + std::to_string(limits_.max_connections) +
                      " in all (the oldest of the busiest address closed)",
                  now);
@@ -276,6 +290,7 @@ class HttpEndpoint::Server {
           "connection closes, or after " +
               std::to_string(kOutOfDescriptorsWait.count()) + " ms)",
           "", error, now);
+      Count(HttpRefusal::kFdLimit);
     } else {
       accept_again_ = now + kTick;
       accept_when_one_closes_ = false;
@@ -295,7 +310,8 @@ class HttpEndpoint::Server {
   // address holds the most: over the total bound that address gives way, so that an address with
   // few (a probe's) keeps them whatever the others do. Between addresses holding as many, age
   // decides, not how the addresses sort.
-  void Displace(const std::string* peer, const std::string& what, Clock::time_point now) {
+  void Displace(const std::string* peer, HttpRefusal refusal, const std::string& what,
+                Clock::time_point now) {
     std::map<std::string, std::size_t> open;
     std::size_t most = 0;
     if (peer == nullptr) {
@@ -312,6 +328,7 @@ class HttpEndpoint::Server {
     if (oldest == nullptr) return;
     faults_.Note(what, oldest->peer, "", now);
     Close(*oldest);
+    Count(refusal);
   }
 
   void Forget() {

@@ -5,7 +5,8 @@
 // left (the endpoint's own connections fill the limit), and a limit below what dxshim already
 // holds (the descriptors are held elsewhere, the endpoint holds none). At the limit dxshim's CPU
 // time stays well below the wall time (it does not spin on a listener that stays readable), the
-// log tells it, and the probe answers again once the crowd leaves or the limit is raised.
+// log and dxshim_http_refusals_total{reason="fd_limit"} tell it, and the probe answers again once
+// the crowd leaves or the limit is raised.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
@@ -106,6 +107,9 @@ TEST_F(FdLimit, ACrowdHoldingTheLastDescriptorsCostsNoCpuAndTheProbeAnswersOnceI
                                      << log;
   const auto line = log.rfind('\n', told) + 1;
   std::cout << log.substr(line, log.find('\n', told) - line) << "\n";
+  const auto metrics = HttpGet(address_, "/metrics");
+  EXPECT_GE(Sample(metrics.body, "dxshim_http_refusals_total", {"reason=\"fd_limit\""}), 1)
+      << metrics.body;
 }
 
 TEST_F(FdLimit, DescriptorsHeldElsewhereCostNoCpuAndTheProbeAnswersOnceTheyAreFree) {

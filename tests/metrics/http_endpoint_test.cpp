@@ -1,8 +1,8 @@
 // The metrics endpoint (shim/metrics/http_endpoint.h) over real sockets: its answers and refusals
-// (405 with Allow, 400, 431), a failing scrape as a 500, /metrics rendered once for every scrape
-// within its max age, and its bounds (per address, in total with a tie between addresses going
-// to the oldest connection, on a request that does not arrive and an answer not taken). With a
-// containerd behind dxshim and crowds of misbehaving clients:
+// (405 with Allow, 400, 431) each reported by its reason, a failing scrape as a 500, /metrics
+// rendered once for every scrape within its max age, and its bounds (per address, in total with a
+// tie between addresses going to the oldest connection, on a request that does not arrive and an
+// answer not taken). With a containerd behind dxshim and crowds of misbehaving clients:
 // tests/e2e/metrics_slow_clients_e2e_test.cpp; at the file-descriptor limit:
 // tests/e2e/metrics_fd_limit_e2e_test.cpp.
 #include "shim/metrics/http_endpoint.h"
@@ -11,7 +11,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -19,17 +22,51 @@
 
 #include "tests/support/http_clients.h"
 #include "tests/support/http_get.h"
+#include "tests/support/process.h"
 
 namespace dxshim::metrics {
 namespace {
 
 using std::chrono::milliseconds;
 
+// What an endpoint reported refused, by reason (it reports on its own thread).
+class Refusals {
+ public:
+  std::function<void(HttpRefusal)> Callback() {
+    return [this](HttpRefusal refusal) {
+      const std::lock_guard lock(mutex_);
+      ++counts_[refusal];
+    };
+  }
+  std::size_t Count(HttpRefusal refusal) {
+    const std::lock_guard lock(mutex_);
+    return counts_[refusal];
+  }
+  std::size_t Total() {
+    const std::lock_guard lock(mutex_);
+    std::size_t total = 0;
+    for (const auto& [refusal, count] : counts_) total += count;
+    return total;
+  }
+  // Waits (5 s at most) until `refusal` has been reported `count` times, then says whether that
+  // is all that was reported.
+  bool Exactly(HttpRefusal refusal, std::size_t count) {
+    test::WaitFor([&] { return Count(refusal) >= count; }, std::chrono::seconds(5));
+    return Count(refusal) == count && Total() == count;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<HttpRefusal, std::size_t> counts_;
+};
+
 TEST(HttpEndpoint, AnswersAndRefuses) {
   std::vector<std::string> missing = {"runtime: not connected"};
+  Refusals refusals;
   HttpHandlers handlers;
   handlers.metrics = [] { return std::string("dxshim_x 1\n"); };
   handlers.not_ready = [&] { return missing; };
+  handlers.refused = refusals.Callback();
   HttpEndpoint endpoint("127.0.0.1:0", handlers);
   ASSERT_GT(endpoint.port(), 0);
   const auto at = "127.0.0.1:" + std::to_string(endpoint.port());
@@ -43,9 +80,11 @@ TEST(HttpEndpoint, AnswersAndRefuses) {
   EXPECT_EQ(r.body, "ready\n");
   EXPECT_EQ(test::HttpGet(at, "/healthz").body, "ok\n");
   EXPECT_EQ(test::HttpGet(at, "/metricsx").status, 404);
+  EXPECT_EQ(refusals.Total(), 0u) << "answers, not refusals";
   r = test::HttpRequest(at, "DELETE", "/healthz");
   EXPECT_EQ(r.status, 405);
   EXPECT_EQ(r.headers["allow"], "GET, HEAD");
+  EXPECT_TRUE(refusals.Exactly(HttpRefusal::kMethodNotAllowed, 1));
 
   // A port in use: the error names the address.
   try {
@@ -58,9 +97,11 @@ TEST(HttpEndpoint, AnswersAndRefuses) {
 }
 
 TEST(HttpEndpoint, AFailingScrapeIsA500NotACrash) {
+  Refusals refusals;
   HttpHandlers handlers;
   handlers.metrics = []() -> std::string { throw std::runtime_error("collector broke"); };
   handlers.not_ready = []() -> std::vector<std::string> { throw 42; };
+  handlers.refused = refusals.Callback();
   HttpEndpoint endpoint("127.0.0.1:0", handlers);
   const auto at = "127.0.0.1:" + std::to_string(endpoint.port());
   auto r = test::HttpGet(at, "/metrics");
@@ -70,6 +111,7 @@ TEST(HttpEndpoint, AFailingScrapeIsA500NotACrash) {
   EXPECT_EQ(r.status, 500);
   EXPECT_EQ(r.body, "the handler failed\n");
   EXPECT_EQ(test::HttpGet(at, "/healthz").status, 200);
+  EXPECT_TRUE(refusals.Exactly(HttpRefusal::kInternalError, 2));
 }
 
 HttpHandlers Fixed() {
@@ -99,7 +141,10 @@ bool ClosedWithNothing(test::RawConnection& c) {
 TEST(HttpEndpoint, APeerOverItsLimitDisplacesItsOldestConnectionNotTheProbe) {
   HttpLimits limits;
   limits.max_per_peer = 4;
-  HttpEndpoint endpoint("127.0.0.1:0", Fixed(), limits);
+  Refusals refusals;
+  auto handlers = Fixed();
+  handlers.refused = refusals.Callback();
+  HttpEndpoint endpoint("127.0.0.1:0", handlers, limits);
   const auto at = "127.0.0.1:" + std::to_string(endpoint.port());
   auto silent = Silent("127.0.0.1", endpoint.port(), 4);
   // The probe comes from the same address as the silent ones: the oldest of them gives way.
@@ -109,13 +154,17 @@ TEST(HttpEndpoint, APeerOverItsLimitDisplacesItsOldestConnectionNotTheProbe) {
   bool closed = true;
   silent[1]->ReadUntilClosed(milliseconds(200), &closed);
   EXPECT_FALSE(closed) << "only the oldest was closed";
+  EXPECT_TRUE(refusals.Exactly(HttpRefusal::kPerAddressLimit, 1));
 }
 
 TEST(HttpEndpoint, OverTheTotalTheBusiestAddressGivesWay) {
   HttpLimits limits;
   limits.max_per_peer = 4;
   limits.max_connections = 6;
-  HttpEndpoint endpoint("127.0.0.1:0", Fixed(), limits);
+  Refusals refusals;
+  auto handlers = Fixed();
+  handlers.refused = refusals.Callback();
+  HttpEndpoint endpoint("127.0.0.1:0", handlers, limits);
   auto few = Silent("127.0.0.3", endpoint.port(), 2);   // the oldest of all
   auto many = Silent("127.0.0.2", endpoint.port(), 4);  // the busiest address
   test::RawConnection probe("127.0.0.4", "127.0.0.1", endpoint.port());
@@ -127,6 +176,7 @@ TEST(HttpEndpoint, OverTheTotalTheBusiestAddressGivesWay) {
   EXPECT_TRUE(ClosedWithNothing(*many[0])) << "the oldest of the busiest address";
   few[0]->ReadUntilClosed(milliseconds(200), &closed);
   EXPECT_FALSE(closed) << "an address with fewer connections keeps them, old as they are";
+  EXPECT_TRUE(refusals.Exactly(HttpRefusal::kTotalLimit, 1));
 }
 
 TEST(HttpEndpoint, OverTheTotalATieBetweenAddressesClosesTheOldestConnection) {
@@ -185,13 +235,17 @@ TEST(HttpEndpoint, MetricsAreRenderedOnceForEveryScrapeWithinTheirMaxAge) {
 TEST(HttpEndpoint, ARequestThatDoesNotArriveIsAnswered408AndClosed) {
   HttpLimits limits;
   limits.request_timeout = milliseconds(300);
-  HttpEndpoint endpoint("127.0.0.1:0", Fixed(), limits);
+  Refusals refusals;
+  auto handlers = Fixed();
+  handlers.refused = refusals.Callback();
+  HttpEndpoint endpoint("127.0.0.1:0", handlers, limits);
   test::RawConnection slow("127.0.0.1", "127.0.0.1", endpoint.port());
   ASSERT_TRUE(slow.Send("GET /metr"));
   bool closed = false;
   const auto answer = slow.ReadUntilClosed(std::chrono::seconds(10), &closed);
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 408 Request Timeout\r\n")) << answer;
   EXPECT_TRUE(closed);
+  EXPECT_TRUE(refusals.Exactly(HttpRefusal::kRequestTimeout, 1));
 }
 
 TEST(HttpEndpoint, AnAnswerNotTakenInTimeIsCutOff) {
@@ -199,6 +253,8 @@ TEST(HttpEndpoint, AnAnswerNotTakenInTimeIsCutOff) {
   const std::string big(32u << 20, 'x');
   HttpHandlers handlers = Fixed();
   handlers.metrics = [&] { return big; };
+  Refusals refusals;
+  handlers.refused = refusals.Callback();
   HttpLimits limits;
   limits.response_timeout = milliseconds(300);
   HttpEndpoint endpoint("127.0.0.1:0", handlers, limits);
@@ -213,10 +269,14 @@ TEST(HttpEndpoint, AnAnswerNotTakenInTimeIsCutOff) {
   EXPECT_LT(got.size(), big.size()) << "the whole answer was taken after all";
   // Meanwhile others were answered.
   EXPECT_EQ(test::HttpGet("127.0.0.1:" + std::to_string(endpoint.port()), "/healthz").status, 200);
+  EXPECT_TRUE(refusals.Exactly(HttpRefusal::kResponseTimeout, 1));
 }
 
 TEST(HttpEndpoint, MalformedAndOversizedRequestsAre400And431) {
-  HttpEndpoint endpoint("127.0.0.1:0", Fixed());
+  Refusals refusals;
+  auto handlers = Fixed();
+  handlers.refused = refusals.Callback();
+  HttpEndpoint endpoint("127.0.0.1:0", handlers);
   const auto ask = [&](const std::string& request) {
     test::RawConnection c("127.0.0.1", "127.0.0.1", endpoint.port());
     c.Send(request);
@@ -232,6 +292,9 @@ TEST(HttpEndpoint, MalformedAndOversizedRequestsAre400And431) {
   answer = ask("GET /metrics?name=x HTTP/1.1\r\n\r\n");
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 200 OK\r\n")) << answer;
   EXPECT_TRUE(answer.ends_with("\r\n\r\ndxshim_x 1\n")) << answer;
+  EXPECT_EQ(refusals.Count(HttpRefusal::kMalformed), 1u);
+  EXPECT_EQ(refusals.Count(HttpRefusal::kTooLarge), 1u);
+  EXPECT_EQ(refusals.Total(), 2u);
 }
 
 }  // namespace
