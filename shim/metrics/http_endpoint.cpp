@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <exception>
 #include <map>
 #include <stdexcept>
 #include <string_view>
@@ -49,6 +50,17 @@ void SplitListen(const std::string& listen, std::string& host, std::uint16_t& po
   }
 }
 
+// The exception being handled, for the log. Only called inside a catch block.
+std::string HandledException() {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception of an unknown type";
+  }
+}
+
 }  // namespace
 
 class HttpEndpoint::Server {
@@ -57,7 +69,8 @@ class HttpEndpoint::Server {
       : handlers_(std::move(handlers)),
         limits_(limits),
         answers_(handlers_, limits.metrics_max_age),
-        faults_([](const std::string& line) { spdlog::warn("{}", line); }) {
+        faults_([](const std::string& line) { spdlog::warn("{}", line); }),
+        failures_([](const std::string& line) { spdlog::error("{}", line); }) {
     std::string host;
     std::uint16_t port = 0;
     SplitListen(listen, host, port);
@@ -71,44 +84,21 @@ class HttpEndpoint::Server {
 
   std::uint16_t port() const { return port_; }
 
-  void Run(const std::atomic<bool>& stop) {
-    std::vector<sb::PollEntry> entries;
+  // The thread's whole life. Nothing escapes it: an exception leaving a thread ends the process,
+  // and with it the CRI proxy.
+  void Run(const std::atomic<bool>& stop) noexcept {
     while (!stop.load()) {
-      const bool accepting = Clock::now() >= accept_again_;
-      entries.clear();
-      if (accepting) entries.push_back({listener_.get(), true, false});
-      const std::size_t first = entries.size();  // connections_[i] is entries[first + i]
-      for (const auto& c : connections_) {
-        entries.push_back(
-            {c->socket.get(), c->phase != Phase::kWriting, c->phase == Phase::kWriting});
-      }
-      if (entries.empty()) {
-        // Nothing to wait on (accepting paused, no connection): Winsock refuses to poll nothing.
-        std::this_thread::sleep_for(NextWait());
-        faults_.Flush(Clock::now());
-        continue;
-      }
-      if (!sb::Poll(entries, NextWait())) {
-        // Not expected; the endpoint keeps trying (a probe may yet be answered) and says so at
-        // most once a second.
-        if (Clock::now() - last_poll_error_ >= std::chrono::seconds(1)) {
-          spdlog::error("metrics endpoint: waiting on its sockets failed: {}",
-                        sb::LastSocketError());
-          last_poll_error_ = Clock::now();
+      try {
+        Turn();
+      } catch (...) {
+        // Between connections (memory ran short, or a callback threw): this turn is lost, the
+        // next one starts from what is left.
+        try {
+          failures_.Note("turns of the endpoint failed", "", HandledException(), Clock::now());
+        } catch (...) {  // NOLINT(bugprone-empty-catch): memory is still short; go on
         }
         std::this_thread::sleep_for(kTick);
-        continue;
       }
-      const auto now = Clock::now();
-      // The connections polled are the first ones of connections_, in order; Accept() appends.
-      for (std::size_t i = first; i < entries.size(); ++i) {
-        auto& c = *connections_[i - first];
-        if (entries[i].readable || entries[i].writable) Progress(c, now);
-      }
-      Expire(now);
-      if (accepting && entries[0].readable) Accept(now);
-      Forget();
-      faults_.Flush(now);
     }
   }
 
@@ -124,6 +114,59 @@ class HttpEndpoint::Server {
     HttpAnswer answer;
     std::size_t sent = 0;
   };
+
+  void Turn() {
+    Forget();  // what a failed turn left
+    const bool accepting = Clock::now() >= accept_again_;
+    entries_.clear();
+    if (accepting) entries_.push_back({listener_.get(), true, false});
+    const std::size_t first = entries_.size();  // connections_[i] is entries_[first + i]
+    for (const auto& c : connections_) {
+      entries_.push_back(
+          {c->socket.get(), c->phase != Phase::kWriting, c->phase == Phase::kWriting});
+    }
+    if (entries_.empty()) {
+      // Nothing to wait on (accepting paused, no connection): Winsock refuses to poll nothing.
+      std::this_thread::sleep_for(NextWait());
+      faults_.Flush(Clock::now());
+      return;
+    }
+    if (!sb::Poll(entries_, NextWait())) {
+      // Not expected; the endpoint keeps trying (a probe may yet be answered) and says so at
+      // most once a second.
+      failures_.Note("waits on the endpoint's sockets failed", "", sb::LastSocketError(),
+                     Clock::now());
+      std::this_thread::sleep_for(kTick);
+      return;
+    }
+    const auto now = Clock::now();
+    // The connections polled are the first ones of connections_, in order; Accept() appends.
+    for (std::size_t i = first; i < entries_.size(); ++i) {
+      auto& c = *connections_[i - first];
+      if (entries_[i].readable || entries_[i].writable) Guarded(c, now, [&] { Progress(c, now); });
+    }
+    Expire(now);
+    if (accepting && entries_[0].readable) Accept(now);
+    Forget();
+    faults_.Flush(now);
+    failures_.Flush(now);
+  }
+
+  // Runs `step` on `c`; whatever it throws closes `c` alone.
+  template <typename Step>
+  void Guarded(Connection& c, Clock::time_point now, Step&& step) {
+    try {
+      step();
+    } catch (...) {
+      Close(c);
+      try {
+        failures_.Note("connections closed on a failure of the endpoint", c.peer,
+                       HandledException(), now);
+        Count(HttpRefusal::kInternalError);
+      } catch (...) {  // NOLINT(bugprone-empty-catch): the connection is closed, which matters
+      }
+    }
+  }
 
   milliseconds NextWait() const {
     auto wait = kTick;
@@ -222,24 +265,28 @@ class HttpEndpoint::Server {
   void Expire(Clock::time_point now) {
     for (auto& c : connections_) {
       if (c->phase == Phase::kClosed || now < c->deadline) continue;
-      if (c->phase == Phase::kReading) {
-        const auto what = "requests not complete within " +
-                          std::to_string(limits_.request_timeout.count()) + " ms";
-        faults_.Note(what, c->peer, c->request.started() ? "part of a request" : "nothing", now);
-        // Best effort, never waited for: the client may not read.
-        const auto answer = PlainResponse(408, "Request Timeout", "no complete request\n");
-        sb::Send(c->socket.get(), answer.data(), answer.size());
-        Close(*c);
-        Count(HttpRefusal::kRequestTimeout);
-      } else if (c->phase == Phase::kWriting) {
-        faults_.Note(
-            "answers not taken within " + std::to_string(limits_.response_timeout.count()) + " ms",
-            c->peer, "", now);
-        Close(*c);
-        Count(HttpRefusal::kResponseTimeout);
-      } else {
-        Close(*c);  // lingered long enough after its answer
-      }
+      Guarded(*c, now, [&] { Expired(*c, now); });
+    }
+  }
+
+  void Expired(Connection& c, Clock::time_point now) {
+    if (c.phase == Phase::kReading) {
+      const auto what =
+          "requests not complete within " + std::to_string(limits_.request_timeout.count()) + " ms";
+      faults_.Note(what, c.peer, c.request.started() ? "part of a request" : "nothing", now);
+      // Best effort, never waited for: the client may not read.
+      const auto answer = PlainResponse(408, "Request Timeout", "no complete request\n");
+      sb::Send(c.socket.get(), answer.data(), answer.size());
+      Close(c);
+      Count(HttpRefusal::kRequestTimeout);
+    } else if (c.phase == Phase::kWriting) {
+      faults_.Note(
+          "answers not taken within " + std::to_string(limits_.response_timeout.count()) + " ms",
+          c.peer, "", now);
+      Close(c);
+      Count(HttpRefusal::kResponseTimeout);
+    } else {
+      Close(c);  // lingered long enough after its answer
     }
   }
 
@@ -256,25 +303,30 @@ class HttpEndpoint::Server {
         return;
       }
       if (!sb::SetNonBlocking(socket.get())) continue;
-      auto c = std::make_unique<Connection>();
-      c->peer = sb::PeerAddress(socket.get());
-      c->socket = std::move(socket);
-      c->order = next_order_++;
-      c->deadline = now + limits_.request_timeout;
-      if (OpenCount(&c->peer) >= limits_.max_per_peer) {
-        Displace(&c->peer, HttpRefusal::kPerAddressLimit,
-                 "connections over " + std::to_string(limits_.max_per_peer) +
-                     " from one address (the oldest closed)",
-                 now);
-      } else if (OpenCount(nullptr) >= limits_.max_connections) {
-        Displace(nullptr, HttpRefusal::kTotalLimit,
-                 "connections over " + std::to_string(limits_.max_connections) +
-                     " in all (the oldest of the busiest address closed)",
-                 now);
-      }
-      connections_.push_back(std::move(c));
-      Read(*connections_.back(), now);  // a probe's request is usually there already
+      auto& c = Admit(std::move(socket), now);
+      Guarded(c, now, [&] { Read(c, now); });  // a probe's request is usually there already
     }
+  }
+
+  Connection& Admit(sb::Socket socket, Clock::time_point now) {
+    auto c = std::make_unique<Connection>();
+    c->peer = sb::PeerAddress(socket.get());
+    c->socket = std::move(socket);
+    c->order = next_order_++;
+    c->deadline = now + limits_.request_timeout;
+    if (OpenCount(&c->peer) >= limits_.max_per_peer) {
+      Displace(&c->peer, HttpRefusal::kPerAddressLimit,
+               "connections over " + std::to_string(limits_.max_per_peer) +
+                   " from one address (the oldest closed)",
+               now);
+    } else if (OpenCount(nullptr) >= limits_.max_connections) {
+      Displace(nullptr, HttpRefusal::kTotalLimit,
+               "connections over " + std::to_string(limits_.max_connections) +
+                   " in all (the oldest of the busiest address closed)",
+               now);
+    }
+    connections_.push_back(std::move(c));
+    return *connections_.back();
   }
 
   // The listener stays readable while accepting fails: polling it again at once would spin.
@@ -339,12 +391,13 @@ class HttpEndpoint::Server {
   HttpHandlers handlers_;
   HttpLimits limits_;
   HttpAnswers answers_;
-  FaultLog faults_;
+  FaultLog faults_;    // what clients do wrong
+  FaultLog failures_;  // what the endpoint itself could not do
   sb::Socket listener_;
   std::uint16_t port_ = 0;
   std::vector<std::unique_ptr<Connection>> connections_;
+  std::vector<sb::PollEntry> entries_;
   std::uint64_t next_order_ = 0;
-  Clock::time_point last_poll_error_{};
   // Accepting is paused until then (the descriptors ran out, or accepting failed otherwise);
   // with accept_when_one_closes_, a connection closing ends the pause.
   Clock::time_point accept_again_{};

@@ -7,9 +7,12 @@
 // a slow or silent client costs a socket, not a thread, and cannot delay anyone else. Each request
 // must arrive within a bound (2 s) and its answer be taken within another (10 s); connections are
 // bounded per peer address and in total, and a new connection over a bound closes the oldest one
-// of its own address (or, over the total, of the address holding the most), so that clients from
-// one address cannot displace a probe from another. What clients do wrong is logged at most once
-// per second.
+// of its own address (or, over the total, of the addresses holding the most), so that clients
+// from one address cannot displace a probe from another. With no file descriptor left, accepting
+// pauses until a connection closes (1 s at most) rather than spinning on a listener that stays
+// readable. What clients do wrong is logged at most once per second, and each refusal reported
+// (HttpHandlers::refused). Whatever the thread throws (std::bad_alloc, a handler's failure) ends
+// neither it nor dxshim: a connection it was serving is closed at most.
 #pragma once
 
 #include <atomic>

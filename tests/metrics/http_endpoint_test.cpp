@@ -1,10 +1,10 @@
 // The metrics endpoint (shim/metrics/http_endpoint.h) over real sockets: its answers and refusals
-// (405 with Allow, 400, 431) each reported by its reason, a failing scrape as a 500, /metrics
-// rendered once for every scrape within its max age, and its bounds (per address, in total with a
-// tie between addresses going to the oldest connection, on a request that does not arrive and an
-// answer not taken). With a containerd behind dxshim and crowds of misbehaving clients:
-// tests/e2e/metrics_slow_clients_e2e_test.cpp; at the file-descriptor limit:
-// tests/e2e/metrics_fd_limit_e2e_test.cpp.
+// (405 with Allow, 400, 431) each reported by its reason, a failing scrape as a 500, whatever its
+// thread throws caught, /metrics rendered once for every scrape within its max age, and its bounds
+// (per address, in total with a tie between addresses going to the oldest connection, on a
+// request that does not arrive and an answer not taken). With a containerd behind dxshim and
+// crowds of misbehaving clients: tests/e2e/metrics_slow_clients_e2e_test.cpp; at the
+// file-descriptor limit: tests/e2e/metrics_fd_limit_e2e_test.cpp.
 #include "shim/metrics/http_endpoint.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -112,6 +113,39 @@ TEST(HttpEndpoint, AFailingScrapeIsA500NotACrash) {
   EXPECT_EQ(r.body, "the handler failed\n");
   EXPECT_EQ(test::HttpGet(at, "/healthz").status, 200);
   EXPECT_TRUE(refusals.Exactly(HttpRefusal::kInternalError, 2));
+}
+
+// Whatever the endpoint's thread meets (here the refusal callback throwing std::bad_alloc as
+// each connection is closed for a bound, a malformed request, a request not arriving, a failing
+// scrape) closes that connection at most: the endpoint goes on answering, and the process lives.
+TEST(HttpEndpoint, WhatItsThreadThrowsEndsNeitherTheEndpointNorTheProcess) {
+  std::atomic<int> thrown{0};
+  HttpHandlers handlers;
+  handlers.metrics = []() -> std::string { throw 42; };
+  handlers.not_ready = [] { return std::vector<std::string>{}; };
+  handlers.refused = [&](HttpRefusal) {
+    ++thrown;
+    throw std::bad_alloc();
+  };
+  HttpLimits limits;
+  limits.max_per_peer = 1;
+  limits.request_timeout = milliseconds(300);
+  HttpEndpoint endpoint("127.0.0.1:0", handlers, limits);
+  const auto at = "127.0.0.1:" + std::to_string(endpoint.port());
+  test::RawConnection malformed("127.0.0.2", "127.0.0.1", endpoint.port());
+  ASSERT_TRUE(malformed.Send("HELLO\r\n\r\n"));
+  test::RawConnection silent("127.0.0.3", "127.0.0.1", endpoint.port());
+  test::RawConnection held("127.0.0.4", "127.0.0.1", endpoint.port());
+  ASSERT_TRUE(held.Send("GET /hea"));
+  test::RawConnection displacing("127.0.0.4", "127.0.0.1", endpoint.port());
+  EXPECT_EQ(test::HttpGet(at, "/metrics").status, 500);
+  for (auto* c : {&malformed, &silent, &held, &displacing}) {
+    bool closed = false;
+    c->ReadUntilClosed(std::chrono::seconds(5), &closed);
+    EXPECT_TRUE(closed);
+  }
+  EXPECT_GE(thrown.load(), 4) << "each of the four threw";
+  EXPECT_EQ(test::HttpGet(at, "/healthz").status, 200);
 }
 
 HttpHandlers Fixed() {
