@@ -2,8 +2,9 @@
 // one pod at most): after a scripted scenario (one pod given the GPU, one refused, one plain pod)
 // /metrics shows exactly those decisions and calls, Debian's promtool accepts the exposition, a
 // real Prometheus server (Debian's `prometheus`) scrapes dxshim and its query API returns the
-// GPU-holders series, and /readyz follows containerd going away and coming back. The GPU is a
-// device node the test makes (see test_gpu.h): no GPU exists here.
+// GPU-holders series, and /readyz follows containerd going away and coming back; the endpoint
+// also serves on the IPv6 loopback address. The GPU is a device node the test makes (see
+// test_gpu.h): no GPU exists here.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -178,6 +179,22 @@ TEST_F(Metrics, OnlyItsThreePathsAnswer) {
   const auto head = HttpRequest(address_, "HEAD", "/healthz");
   EXPECT_EQ(head.status, 200);
   EXPECT_EQ(head.body, "");
+}
+
+// metrics-listen on the IPv6 loopback address: the real dxshim listens there and answers its
+// three paths over IPv6.
+class MetricsOnIpv6 : public GpuNodeTest {};
+
+TEST_F(MetricsOnIpv6, TheThreePathsAnswerOnIpv6Loopback) {
+  StartDxshim(1, {"--metrics-listen", "[::1]:0", "--device-plugin", "false"});
+  const auto address = MetricsAddress(Log());
+  ASSERT_TRUE(address.starts_with("[::1]:")) << Log();
+  EXPECT_TRUE(WaitFor([&] { return HttpGet(address, "/readyz").status == 200; }, seconds(30)))
+      << HttpGet(address, "/readyz").body;
+  EXPECT_EQ(HttpGet(address, "/healthz").status, 200);
+  const auto metrics = HttpGet(address, "/metrics");
+  EXPECT_EQ(metrics.status, 200) << metrics.body;
+  EXPECT_EQ(Sample(metrics.body, "dxshim_gpus"), 1) << metrics.body;
 }
 
 }  // namespace

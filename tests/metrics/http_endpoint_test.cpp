@@ -1,16 +1,25 @@
 // The metrics endpoint (shim/metrics/http_endpoint.h) over real sockets: its answers and refusals
 // (405 with Allow, 400, 431) each reported by its reason, a failing scrape as a 500, whatever its
-// thread throws caught, /metrics rendered once for every scrape within its max age, and its bounds
+// thread throws caught, /metrics rendered once for every scrape within its max age, its bounds
 // (per address, in total with a tie between addresses going to the oldest connection, on a
-// request that does not arrive and an answer not taken). With a containerd behind dxshim and
-// crowds of misbehaving clients: tests/e2e/metrics_slow_clients_e2e_test.cpp; at the
-// file-descriptor limit: tests/e2e/metrics_fd_limit_e2e_test.cpp.
+// request that does not arrive and an answer not taken), and a [::] listener taking IPv4 clients
+// even where the host's default is IPv6 only. With a containerd behind dxshim and crowds of
+// misbehaving clients: tests/e2e/metrics_slow_clients_e2e_test.cpp; at the file-descriptor limit:
+// tests/e2e/metrics_fd_limit_e2e_test.cpp.
 #include "shim/metrics/http_endpoint.h"
 
 #include <gtest/gtest.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -329,6 +338,42 @@ TEST(HttpEndpoint, MalformedAndOversizedRequestsAre400And431) {
   EXPECT_EQ(refusals.Count(HttpRefusal::kMalformed), 1u);
   EXPECT_EQ(refusals.Count(HttpRefusal::kTooLarge), 1u);
   EXPECT_EQ(refusals.Total(), 2u);
+}
+
+// A network namespace of the calling thread's own, with loopback up and `bindv6only` as the
+// host's default for IPv6 sockets (1: IPv6 only, as on Windows); "" or why it cannot be made.
+std::string OwnNetworkNamespace(const char* bindv6only) {
+  if (::unshare(CLONE_NEWNET) != 0) {
+    return std::string("no network namespace of its own: ") + std::strerror(errno);
+  }
+  const int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  ifreq loopback{};
+  std::strncpy(loopback.ifr_name, "lo", IFNAMSIZ - 1);
+  const bool up = s >= 0 && ::ioctl(s, SIOCGIFFLAGS, &loopback) == 0 &&
+                  (loopback.ifr_flags |= IFF_UP, ::ioctl(s, SIOCSIFFLAGS, &loopback) == 0);
+  if (s >= 0) ::close(s);
+  if (!up) return std::string("loopback not up: ") + std::strerror(errno);
+  std::ofstream("/proc/sys/net/ipv6/bindv6only") << bindv6only << "\n";
+  std::ifstream check("/proc/sys/net/ipv6/bindv6only");
+  std::string value;
+  check >> value;
+  return value == bindv6only ? "" : "net.ipv6.bindv6only not set";
+}
+
+// `[::]` means the same on every platform: IPv6 and IPv4 clients, even in a namespace whose
+// default for IPv6 sockets is IPv6 only (Windows' default). The namespace belongs to one thread
+// (unshare(CLONE_NEWNET) there), so the host and the other tests keep theirs.
+TEST(HttpEndpoint, AnIpv6WildcardTakesIpv4ClientsWhateverTheHostDefault) {
+  std::string skipped;
+  std::thread([&] {
+    skipped = OwnNetworkNamespace("1");
+    if (!skipped.empty()) return;
+    HttpEndpoint endpoint("[::]:0", Fixed());
+    const auto port = std::to_string(endpoint.port());
+    EXPECT_EQ(test::HttpGet("127.0.0.1:" + port, "/healthz").status, 200) << "over IPv4";
+    EXPECT_EQ(test::HttpGet("[::1]:" + port, "/healthz").status, 200) << "over IPv6";
+  }).join();
+  if (!skipped.empty()) GTEST_SKIP() << skipped << " (needs CAP_SYS_ADMIN)";
 }
 
 }  // namespace
