@@ -274,7 +274,13 @@ class HttpEndpoint::Server {
       const auto what =
           "requests not complete within " + std::to_string(limits_.request_timeout.count()) + " ms";
       faults_.Note(what, c.peer, c.request.started() ? "part of a request" : "nothing", now);
-      // Best effort, never waited for: the client may not read.
+      // What has arrived is read first: closing with bytes unread would reset the connection and
+      // could lose the 408 (a client trickling its request has always sent more). Best effort,
+      // never waited for: the client may not read.
+      char buffer[kReadChunk];
+      for (int reads = 0; reads < kReadsPerTurn; ++reads) {
+        if (sb::Receive(c.socket.get(), buffer, sizeof buffer) <= 0) break;
+      }
       const auto answer = PlainResponse(408, "Request Timeout", "no complete request\n");
       sb::Send(c.socket.get(), answer.data(), answer.size());
       Close(c);
