@@ -4,10 +4,15 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <exception>
 #include <map>
+#include <memory>
 #include <stdexcept>
+#include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "shim/metrics/fault_log.h"
 #include "shim/metrics/http_answer.h"
@@ -129,6 +134,7 @@ class HttpEndpoint::Server {
       // Nothing to wait on (accepting paused, no connection): Winsock refuses to poll nothing.
       std::this_thread::sleep_for(NextWait());
       faults_.Flush(Clock::now());
+      failures_.Flush(Clock::now());
       return;
     }
     if (!sb::Poll(entries_, NextWait())) {

@@ -64,7 +64,7 @@ class FdLimit : public GpuNodeTest {
   }
 
   // dxshim's CPU seconds over kWindow, printed as the share of the window.
-  double CpuOverWindow(const std::string& what) {
+  double CpuOverWindow(const std::string& what) const {
     const auto cpu = CpuSeconds(pid_);
     const auto start = std::chrono::steady_clock::now();
     std::this_thread::sleep_for(kWindow);
@@ -83,7 +83,7 @@ class FdLimit : public GpuNodeTest {
 TEST_F(FdLimit, ACrowdHoldingTheLastDescriptorsCostsNoCpuAndTheProbeAnswersOnceItLeaves) {
   // 24 descriptors left, and 120 clients from ten addresses (within the endpoint's own bounds,
   // which then never act) that send part of a request and hold on.
-  const auto limit = static_cast<rlim_t>(LowestFreeFd(pid_) + 24);
+  const auto limit = static_cast<rlim_t>(LowestFreeFd(pid_)) + 24;
   Limit(limit);
   std::vector<std::unique_ptr<ClientCrowd>> crowd;
   for (int i = 2; i <= 11; ++i) {

@@ -15,8 +15,9 @@ struct HttpResponse {
   std::string body;
 };
 
-// `address` is "HOST:PORT" (an IPv4 address, or an IPv6 one in brackets). Never throws: a failure is status 0 with the reason
-// in body, and so is an answer not complete within `timeout` (a probe's timeoutSeconds).
+// `address` is "HOST:PORT" (an IPv4 address, or an IPv6 one in brackets). Never throws: a failure
+// is status 0 with the reason in body, and so is an answer not complete within `timeout` (a
+// probe's timeoutSeconds).
 HttpResponse HttpRequest(const std::string& address, const std::string& method,
                          const std::string& path,
                          std::chrono::milliseconds timeout = std::chrono::seconds(10));
