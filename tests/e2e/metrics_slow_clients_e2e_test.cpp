@@ -232,7 +232,6 @@ TEST_F(SlowClients, DelayNoOneAndLeaveNothingBehind) {
   // dxshim closed silent connections over and over (its first 500 connections are the crowd's
   // own; each one more followed a close), and counted every close by its reason.
   EXPECT_GE(slow_connects, 1000u) << "dxshim did not close the silent connections";
-  EXPECT_GE(silent_refused.at("per_address_limit"), 1);
   EXPECT_GE(silent_refused.at("total_limit"), 1);
   EXPECT_GE(silent_refused.at("request_timeout") + silent_refused.at("per_address_limit") +
                 silent_refused.at("total_limit"),
@@ -246,10 +245,10 @@ TEST_F(SlowClients, DelayNoOneAndLeaveNothingBehind) {
 
   // A client that never reads cannot see dxshim close (the end of the stream waits behind the
   // answer it does not take), so it never connects again: what dxshim does shows on its side.
-  // Each answer handed over, it let go of all 500 while the crowd still held them, closing the
-  // newest of one address's 200 for the bound on the way.
+  // Each answer handed over, it let go of all 500 while the crowd still held them, the bounds
+  // closing some on the way (which bound, the order of arrival decides).
   EXPECT_LE(reader_fds, fds + 4) << "dxshim still held connections of clients that never read";
-  EXPECT_GE(reader_refused.at("per_address_limit"), 1);
+  EXPECT_GE(reader_refused.at("per_address_limit") + reader_refused.at("total_limit"), 1);
 
   // Everything the crowds opened is closed again, and no thread of dxshim's own was left behind.
   std::size_t now_threads = 0;
