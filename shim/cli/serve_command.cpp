@@ -129,6 +129,7 @@ std::unique_ptr<metrics::HttpEndpoint> ServeMetrics(const std::string& listen,
   metrics.AddCollector([&] { return metrics::CollectNode(snapshot, ledger); });
   metrics::HttpHandlers handlers;
   handlers.metrics = [&metrics] { return metrics.Render(); };
+  handlers.refused = [&metrics](metrics::HttpRefusal refusal) { metrics.HttpRefused(refusal); };
   handlers.not_ready = [&] {
     return metrics::NotReady(metrics.runtime_connected(), snapshot, ledger);
   };

@@ -10,7 +10,7 @@ FaultLog::FaultLog(Writer write, std::chrono::milliseconds interval)
 void FaultLog::Note(const std::string& what, const std::string& peer, const std::string& detail,
                     Clock::time_point now) {
   ++counts_[what];
-  last_ = detail.empty() ? peer : peer + ": " + detail;
+  last_ = peer.empty() ? detail : detail.empty() ? peer : peer + ": " + detail;
   Flush(now);
 }
 

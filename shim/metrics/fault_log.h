@@ -20,8 +20,8 @@ class FaultLog {
   // `write` gets each line (serve: a warning in dxshim's log).
   explicit FaultLog(Writer write, std::chrono::milliseconds interval = std::chrono::seconds(1));
 
-  // One fault of kind `what` ("requests not complete within 2000 ms") by `peer`, with `detail`
-  // ("" when the kind says it all).
+  // One fault of kind `what` ("requests not complete within 2000 ms") by `peer` ("" when no
+  // client is to blame), with `detail` ("" when the kind says it all).
   void Note(const std::string& what, const std::string& peer, const std::string& detail,
             Clock::time_point now);
   // Writes the line that is due, if any: called as time passes.

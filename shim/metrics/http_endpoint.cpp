@@ -4,11 +4,18 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <exception>
 #include <map>
+#include <memory>
 #include <stdexcept>
+#include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "shim/metrics/fault_log.h"
+#include "shim/metrics/http_answer.h"
 #include "shim/metrics/http_request.h"
 #include "shim/socket_bridge/socket_api.h"
 
@@ -26,46 +33,9 @@ constexpr std::size_t kReadChunk = 4096;
 // Reads per connection and turn: a client that keeps sending (after its answer, say) is read a
 // little each turn and never holds the thread.
 constexpr int kReadsPerTurn = 4;
-
-std::string Response(int status, std::string_view reason, std::string_view type,
-                     const std::string& body, bool head) {
-  std::string response = "HTTP/1.1 " + std::to_string(status) + " ";
-  response.append(reason).append("\r\nContent-Type: ").append(type);
-  response.append("\r\nContent-Length: ").append(std::to_string(body.size()));
-  response.append("\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n");
-  if (!head) response += body;
-  return response;
-}
-
-std::string PlainResponse(int status, std::string_view reason, const std::string& body,
-                          bool head = false) {
-  return Response(status, reason, "text/plain; charset=utf-8", body, head);
-}
-
-std::string Answer(const HttpHandlers& handlers, const HttpRequestReader& request) {
-  const bool head = request.method() == "HEAD";
-  if (request.method() != "GET" && !head) {
-    return PlainResponse(405, "Method Not Allowed", "only GET and HEAD\n");
-  }
-  const auto& path = request.path();
-  try {
-    if (path == "/metrics") {
-      return Response(200, "OK", "text/plain; version=0.0.4; charset=utf-8", handlers.metrics(),
-                      head);
-    }
-    if (path == "/healthz") return PlainResponse(200, "OK", "ok\n", head);
-    if (path == "/readyz") {
-      const auto missing = handlers.not_ready();
-      if (missing.empty()) return PlainResponse(200, "OK", "ready\n", head);
-      std::string body = "not ready:\n";
-      for (const auto& line : missing) body += "  " + line + "\n";
-      return PlainResponse(503, "Service Unavailable", body, head);
-    }
-  } catch (const std::exception& e) {
-    return PlainResponse(500, "Internal Server Error", std::string(e.what()) + "\n", head);
-  }
-  return PlainResponse(404, "Not Found", "dxshim serves /metrics, /healthz and /readyz\n", head);
-}
+// With no file descriptor left, accepting waits for one of the endpoint's own connections to
+// close; this long at most, since descriptors freed elsewhere in dxshim announce nothing.
+constexpr milliseconds kOutOfDescriptorsWait{1000};
 
 // "HOST:PORT" with an IPv6 HOST in brackets, as config/serve_config.cpp accepts it.
 void SplitListen(const std::string& listen, std::string& host, std::uint16_t& port) {
@@ -85,6 +55,17 @@ void SplitListen(const std::string& listen, std::string& host, std::uint16_t& po
   }
 }
 
+// The exception being handled, for the log. Only called inside a catch block.
+std::string HandledException() {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception of an unknown type";
+  }
+}
+
 }  // namespace
 
 class HttpEndpoint::Server {
@@ -92,7 +73,9 @@ class HttpEndpoint::Server {
   Server(const std::string& listen, HttpHandlers handlers, HttpLimits limits)
       : handlers_(std::move(handlers)),
         limits_(limits),
-        faults_([](const std::string& line) { spdlog::warn("{}", line); }) {
+        answers_(handlers_, limits.metrics_max_age),
+        faults_([](const std::string& line) { spdlog::warn("{}", line); }),
+        failures_([](const std::string& line) { spdlog::error("{}", line); }) {
     std::string host;
     std::uint16_t port = 0;
     SplitListen(listen, host, port);
@@ -106,36 +89,21 @@ class HttpEndpoint::Server {
 
   std::uint16_t port() const { return port_; }
 
-  void Run(const std::atomic<bool>& stop) {
-    std::vector<sb::PollEntry> entries;
+  // The thread's whole life. Nothing escapes it: an exception leaving a thread ends the process,
+  // and with it the CRI proxy.
+  void Run(const std::atomic<bool>& stop) noexcept {
     while (!stop.load()) {
-      entries.clear();
-      entries.push_back({listener_.get(), true, false});
-      for (const auto& c : connections_) {
-        entries.push_back(
-            {c->socket.get(), c->phase != Phase::kWriting, c->phase == Phase::kWriting});
-      }
-      if (!sb::Poll(entries, NextWait())) {
-        // Not expected; the endpoint keeps trying (a probe may yet be answered) and says so at
-        // most once a second.
-        if (Clock::now() - last_poll_error_ >= std::chrono::seconds(1)) {
-          spdlog::error("metrics endpoint: waiting on its sockets failed: {}",
-                        sb::LastSocketError());
-          last_poll_error_ = Clock::now();
+      try {
+        Turn();
+      } catch (...) {
+        // Between connections (memory ran short, or a callback threw): this turn is lost, the
+        // next one starts from what is left.
+        try {
+          failures_.Note("turns of the endpoint failed", "", HandledException(), Clock::now());
+        } catch (...) {  // NOLINT(bugprone-empty-catch): memory is still short; go on
         }
         std::this_thread::sleep_for(kTick);
-        continue;
       }
-      const auto now = Clock::now();
-      // The connections polled are the first ones of connections_, in order; Accept() appends.
-      for (std::size_t i = 0; i + 1 < entries.size(); ++i) {
-        auto& c = *connections_[i];
-        if (entries[i + 1].readable || entries[i + 1].writable) Progress(c, now);
-      }
-      Expire(now);
-      if (entries[0].readable) Accept(now);
-      Forget();
-      faults_.Flush(now);
     }
   }
 
@@ -148,23 +116,80 @@ class HttpEndpoint::Server {
     Phase phase = Phase::kReading;
     Clock::time_point deadline;
     HttpRequestReader request;
-    std::string answer;
+    HttpAnswer answer;
     std::size_t sent = 0;
   };
+
+  void Turn() {
+    Forget();  // what a failed turn left
+    const bool accepting = Clock::now() >= accept_again_;
+    entries_.clear();
+    if (accepting) entries_.push_back({listener_.get(), true, false});
+    const std::size_t first = entries_.size();  // connections_[i] is entries_[first + i]
+    for (const auto& c : connections_) {
+      entries_.push_back(
+          {c->socket.get(), c->phase != Phase::kWriting, c->phase == Phase::kWriting});
+    }
+    if (entries_.empty()) {
+      // Nothing to wait on (accepting paused, no connection): Winsock refuses to poll nothing.
+      std::this_thread::sleep_for(NextWait());
+      faults_.Flush(Clock::now());
+      failures_.Flush(Clock::now());
+      return;
+    }
+    if (!sb::Poll(entries_, NextWait())) {
+      // Not expected; the endpoint keeps trying (a probe may yet be answered) and says so at
+      // most once a second.
+      failures_.Note("waits on the endpoint's sockets failed", "", sb::LastSocketError(),
+                     Clock::now());
+      std::this_thread::sleep_for(kTick);
+      return;
+    }
+    const auto now = Clock::now();
+    // The connections polled are the first ones of connections_, in order; Accept() appends.
+    for (std::size_t i = first; i < entries_.size(); ++i) {
+      auto& c = *connections_[i - first];
+      if (entries_[i].readable || entries_[i].writable) Guarded(c, now, [&] { Progress(c, now); });
+    }
+    Expire(now);
+    if (accepting && entries_[0].readable) Accept(now);
+    Forget();
+    faults_.Flush(now);
+    failures_.Flush(now);
+  }
+
+  // Runs `step` on `c`; whatever it throws closes `c` alone.
+  template <typename Step>
+  void Guarded(Connection& c, Clock::time_point now, Step&& step) {
+    try {
+      step();
+    } catch (...) {
+      Close(c);
+      try {
+        failures_.Note("connections closed on a failure of the endpoint", c.peer,
+                       HandledException(), now);
+        Count(HttpRefusal::kInternalError);
+      } catch (...) {  // NOLINT(bugprone-empty-catch): the connection is closed, which matters
+      }
+    }
+  }
 
   milliseconds NextWait() const {
     auto wait = kTick;
     const auto now = Clock::now();
-    for (const auto& c : connections_) {
-      const auto left = std::chrono::ceil<milliseconds>(c->deadline - now);
+    const auto until = [&](Clock::time_point when) {
+      const auto left = std::chrono::ceil<milliseconds>(when - now);
       wait = std::max(milliseconds(0), std::min(wait, left));
-    }
+    };
+    for (const auto& c : connections_) until(c->deadline);
+    if (accept_again_ > now) until(accept_again_);
     return wait;
   }
 
   void Close(Connection& c) {
     c.socket.reset();
     c.phase = Phase::kClosed;
+    if (accept_when_one_closes_) accept_again_ = Clock::time_point::min();
   }
 
   void Progress(Connection& c, Clock::time_point now) {
@@ -185,22 +210,38 @@ class HttpEndpoint::Server {
       switch (c.request.Feed(std::string_view(buffer, static_cast<std::size_t>(n)))) {
         case HttpRequestReader::State::kIncomplete:
           continue;
-        case HttpRequestReader::State::kComplete:
-          StartAnswer(c, Answer(handlers_, c.request), now);
+        case HttpRequestReader::State::kComplete: {
+          auto reply = answers_.For(c.request, now);
+          StartAnswer(c, std::move(reply.answer), now);
+          if (reply.refusal) Count(*reply.refusal);
           return;
+        }
         case HttpRequestReader::State::kTooLarge:
           faults_.Note("requests too large", c.peer, c.request.problem(), now);
-          StartAnswer(c, PlainResponse(413, "Request Too Large", c.request.problem() + "\n"), now);
+          Refuse(c, 431, "Request Header Fields Too Large", HttpRefusal::kTooLarge, now);
           return;
         case HttpRequestReader::State::kMalformed:
           faults_.Note("malformed requests", c.peer, c.request.problem(), now);
-          StartAnswer(c, PlainResponse(400, "Bad Request", c.request.problem() + "\n"), now);
+          Refuse(c, 400, "Bad Request", HttpRefusal::kMalformed, now);
           return;
       }
     }
   }
 
-  void StartAnswer(Connection& c, std::string answer, Clock::time_point now) {
+  void Refuse(Connection& c, int status, std::string_view reason, HttpRefusal refusal,
+              Clock::time_point now) {
+    StartAnswer(c,
+                std::make_shared<const std::string>(
+                    PlainResponse(status, reason, c.request.problem() + "\n")),
+                now);
+    Count(refusal);
+  }
+
+  void Count(HttpRefusal refusal) const {
+    if (handlers_.refused) handlers_.refused(refusal);
+  }
+
+  void StartAnswer(Connection& c, HttpAnswer answer, Clock::time_point now) {
     c.answer = std::move(answer);
     c.sent = 0;
     c.phase = Phase::kWriting;
@@ -209,8 +250,9 @@ class HttpEndpoint::Server {
   }
 
   void Write(Connection& c, Clock::time_point now) {
-    while (c.sent < c.answer.size()) {
-      const long n = sb::Send(c.socket.get(), c.answer.data() + c.sent, c.answer.size() - c.sent);
+    const auto& answer = *c.answer;
+    while (c.sent < answer.size()) {
+      const long n = sb::Send(c.socket.get(), answer.data() + c.sent, answer.size() - c.sent);
       if (n < 0 && sb::LastCallWouldBlock()) return;
       if (n <= 0) {
         Close(c);
@@ -221,7 +263,7 @@ class HttpEndpoint::Server {
     // All handed over: end the stream, then read what the client may still send until it closes
     // (closing with unread bytes would reset the connection and could lose the answer).
     sb::ShutdownWrite(c.socket.get());
-    c.answer.clear();
+    c.answer.reset();
     c.phase = Phase::kLingering;
     c.deadline = now + kLinger;
   }
@@ -229,19 +271,34 @@ class HttpEndpoint::Server {
   void Expire(Clock::time_point now) {
     for (auto& c : connections_) {
       if (c->phase == Phase::kClosed || now < c->deadline) continue;
-      if (c->phase == Phase::kReading) {
-        const auto what = "requests not complete within " +
-                          std::to_string(limits_.request_timeout.count()) + " ms";
-        faults_.Note(what, c->peer, c->request.started() ? "part of a request" : "nothing", now);
-        // Best effort, never waited for: the client may not read.
-        const auto answer = PlainResponse(408, "Request Timeout", "no complete request\n");
-        sb::Send(c->socket.get(), answer.data(), answer.size());
-      } else if (c->phase == Phase::kWriting) {
-        faults_.Note(
-            "answers not taken within " + std::to_string(limits_.response_timeout.count()) + " ms",
-            c->peer, "", now);
+      Guarded(*c, now, [&] { Expired(*c, now); });
+    }
+  }
+
+  void Expired(Connection& c, Clock::time_point now) {
+    if (c.phase == Phase::kReading) {
+      const auto what =
+          "requests not complete within " + std::to_string(limits_.request_timeout.count()) + " ms";
+      faults_.Note(what, c.peer, c.request.started() ? "part of a request" : "nothing", now);
+      // What has arrived is read first: closing with bytes unread would reset the connection and
+      // could lose the 408 (a client trickling its request has always sent more). Best effort,
+      // never waited for: the client may not read.
+      char buffer[kReadChunk];
+      for (int reads = 0; reads < kReadsPerTurn; ++reads) {
+        if (sb::Receive(c.socket.get(), buffer, sizeof buffer) <= 0) break;
       }
-      Close(*c);
+      const auto answer = PlainResponse(408, "Request Timeout", "no complete request\n");
+      sb::Send(c.socket.get(), answer.data(), answer.size());
+      Close(c);
+      Count(HttpRefusal::kRequestTimeout);
+    } else if (c.phase == Phase::kWriting) {
+      faults_.Note(
+          "answers not taken within " + std::to_string(limits_.response_timeout.count()) + " ms",
+          c.peer, "", now);
+      Close(c);
+      Count(HttpRefusal::kResponseTimeout);
+    } else {
+      Close(c);  // lingered long enough after its answer
     }
   }
 
@@ -253,26 +310,55 @@ class HttpEndpoint::Server {
   void Accept(Clock::time_point now) {
     for (std::size_t i = 0; i < kAcceptsPerTick; ++i) {
       auto socket = sb::Accept(listener_.get());
-      if (!socket.valid()) return;
-      if (!sb::SetNonBlocking(socket.get())) continue;
-      auto c = std::make_unique<Connection>();
-      c->peer = sb::PeerAddress(socket.get());
-      c->socket = std::move(socket);
-      c->order = next_order_++;
-      c->deadline = now + limits_.request_timeout;
-      if (OpenCount(&c->peer) >= limits_.max_per_peer) {
-        CloseOldest(c->peer,
-                    "connections over " + std::to_string(limits_.max_per_peer) +
-                        " from one address (the oldest closed)",
-                    now);
-      } else if (OpenCount(nullptr) >= limits_.max_connections) {
-        CloseOldest(BusiestPeer(),
-                    "connections over " + std::to_string(limits_.max_connections) +
-                        " in all (the oldest of the busiest address closed)",
-                    now);
+      if (!socket.valid()) {
+        if (!sb::LastCallWouldBlock()) AcceptFailed(now);
+        return;
       }
-      connections_.push_back(std::move(c));
-      Read(*connections_.back(), now);  // a probe's request is usually there already
+      if (!sb::SetNonBlocking(socket.get())) continue;
+      auto& c = Admit(std::move(socket), now);
+      Guarded(c, now, [&] { Read(c, now); });  // a probe's request is usually there already
+    }
+  }
+
+  Connection& Admit(sb::Socket socket, Clock::time_point now) {
+    auto c = std::make_unique<Connection>();
+    c->peer = sb::PeerAddress(socket.get());
+    c->socket = std::move(socket);
+    c->order = next_order_++;
+    c->deadline = now + limits_.request_timeout;
+    if (OpenCount(&c->peer) >= limits_.max_per_peer) {
+      Displace(&c->peer, HttpRefusal::kPerAddressLimit,
+               "connections over " + std::to_string(limits_.max_per_peer) +
+                   " from one address (the oldest closed)",
+               now);
+    } else if (OpenCount(nullptr) >= limits_.max_connections) {
+      Displace(nullptr, HttpRefusal::kTotalLimit,
+               "connections over " + std::to_string(limits_.max_connections) +
+                   " in all (the oldest of the busiest address closed)",
+               now);
+    }
+    connections_.push_back(std::move(c));
+    return *connections_.back();
+  }
+
+  // The listener stays readable while accepting fails: polling it again at once would spin.
+  void AcceptFailed(Clock::time_point now) {
+    const bool out_of_descriptors = sb::LastCallOutOfDescriptors();
+    const auto error = sb::LastSocketError();
+    if (out_of_descriptors) {
+      // The connections waiting stay in the listen queue until a descriptor is free.
+      accept_again_ = now + kOutOfDescriptorsWait;
+      accept_when_one_closes_ = true;
+      faults_.Note(
+          "accepts failed for want of file descriptors (accepting again once a "
+          "connection closes, or after " +
+              std::to_string(kOutOfDescriptorsWait.count()) + " ms)",
+          "", error, now);
+      Count(HttpRefusal::kFdLimit);
+    } else {
+      accept_again_ = now + kTick;
+      accept_when_one_closes_ = false;
+      faults_.Note("accepts failed", "", error, now);
     }
   }
 
@@ -284,28 +370,29 @@ class HttpEndpoint::Server {
         }));
   }
 
-  // The address with the most open connections: over the total bound it gives way, so that an
-  // address with few (a probe's) keeps them whatever the others do.
-  std::string BusiestPeer() const {
+  // Closes the oldest open connection of `peer`, or, with no peer, the oldest of those whose
+  // address holds the most: over the total bound that address gives way, so that an address with
+  // few (a probe's) keeps them whatever the others do. Between addresses holding as many, age
+  // decides, not how the addresses sort.
+  void Displace(const std::string* peer, HttpRefusal refusal, const std::string& what,
+                Clock::time_point now) {
     std::map<std::string, std::size_t> open;
-    for (const auto& c : connections_) {
-      if (c->phase != Phase::kClosed) ++open[c->peer];
+    std::size_t most = 0;
+    if (peer == nullptr) {
+      for (const auto& c : connections_) {
+        if (c->phase != Phase::kClosed) most = std::max(most, ++open[c->peer]);
+      }
     }
-    const auto busiest = std::max_element(
-        open.begin(), open.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-    return busiest == open.end() ? std::string() : busiest->first;
-  }
-
-  // Closes the oldest open connection of `peer`.
-  void CloseOldest(const std::string& peer, const std::string& what, Clock::time_point now) {
     Connection* oldest = nullptr;
     for (auto& c : connections_) {
-      if (c->phase == Phase::kClosed || c->peer != peer) continue;
+      if (c->phase == Phase::kClosed) continue;
+      if (peer != nullptr ? c->peer != *peer : open[c->peer] != most) continue;
       if (oldest == nullptr || c->order < oldest->order) oldest = c.get();
     }
     if (oldest == nullptr) return;
     faults_.Note(what, oldest->peer, "", now);
     Close(*oldest);
+    Count(refusal);
   }
 
   void Forget() {
@@ -315,12 +402,18 @@ class HttpEndpoint::Server {
   sb::NetworkSession network_;
   HttpHandlers handlers_;
   HttpLimits limits_;
-  FaultLog faults_;
+  HttpAnswers answers_;
+  FaultLog faults_;    // what clients do wrong
+  FaultLog failures_;  // what the endpoint itself could not do
   sb::Socket listener_;
   std::uint16_t port_ = 0;
   std::vector<std::unique_ptr<Connection>> connections_;
+  std::vector<sb::PollEntry> entries_;
   std::uint64_t next_order_ = 0;
-  Clock::time_point last_poll_error_{};
+  // Accepting is paused until then (the descriptors ran out, or accepting failed otherwise);
+  // with accept_when_one_closes_, a connection closing ends the pause.
+  Clock::time_point accept_again_{};
+  bool accept_when_one_closes_ = false;
 };
 
 HttpEndpoint::HttpEndpoint(const std::string& listen, HttpHandlers handlers, HttpLimits limits)

@@ -60,6 +60,15 @@ Metrics::Metrics()
   for (const auto outcome : kAllDecisionOutcomes) {
     decisions_[outcome] = &decisions.Add({{"outcome", ToString(outcome)}});
   }
+  auto& refusals = prometheus::BuildCounter()
+                       .Name("dxshim_http_refusals_total")
+                       .Help(
+                           "Connections the metrics endpoint closed and requests it refused, by "
+                           "reason (fd_limit: times accepting paused with no descriptor left)")
+                       .Register(*registry_);
+  for (const auto refusal : kAllHttpRefusals) {
+    http_refusals_[refusal] = &refusals.Add({{"reason", ToString(refusal)}});
+  }
   const auto& build = ThisBuild();
   prometheus::BuildGauge()
       .Name("dxshim_build_info")
@@ -86,6 +95,8 @@ void Metrics::RuntimeState(grpc_connectivity_state state) {
 }
 
 void Metrics::Decision(DecisionOutcome outcome) { decisions_.at(outcome)->Increment(); }
+
+void Metrics::HttpRefused(HttpRefusal refusal) { http_refusals_.at(refusal)->Increment(); }
 
 void Metrics::Resync(bool ok, std::chrono::steady_clock::duration took) {
   if (!ok) {

@@ -19,6 +19,7 @@
 
 #include "shim/gpu/decision_outcome.h"
 #include "shim/metrics/call_metrics.h"
+#include "shim/metrics/http_refusal.h"
 #include "shim/proxy/proxy_observer.h"
 
 namespace dxshim::metrics {
@@ -36,6 +37,8 @@ class Metrics final : public ProxyObserver {
 
   void Decision(DecisionOutcome outcome);
   void Resync(bool ok, std::chrono::steady_clock::duration took);
+  // The operator's endpoint closed a connection or refused a request (its thread).
+  void HttpRefused(HttpRefusal refusal);
 
   bool runtime_connected() const { return runtime_connected_.load(); }
   // Families built at each scrape, added to the registry's.
@@ -47,6 +50,7 @@ class Metrics final : public ProxyObserver {
   std::shared_ptr<prometheus::Registry> registry_;
   CallMetrics calls_;
   std::map<DecisionOutcome, prometheus::Counter*> decisions_;
+  std::map<HttpRefusal, prometheus::Counter*> http_refusals_;
   prometheus::Counter& resyncs_ok_;
   prometheus::Counter& resyncs_failed_;
   prometheus::Histogram& resync_duration_;

@@ -71,6 +71,10 @@ class NetworkSession {
 std::string LastSocketError();
 // Whether the last socket call only found nothing to do yet (EAGAIN, WSAEWOULDBLOCK).
 bool LastCallWouldBlock();
+// Whether the last socket call failed for want of descriptors or buffers (EMFILE, ENFILE,
+// ENOBUFS, ENOMEM; WSAEMFILE, WSAENOBUFS): a listener then stays readable, but accepting from it
+// fails until something is closed.
+bool LastCallOutOfDescriptors();
 
 // An AF_UNIX stream socket bound to `path` and listening (the caller has removed what was
 // there); invalid with `error` set otherwise.
@@ -84,7 +88,7 @@ Socket ConnectLoopback(std::uint16_t port, std::string& error);
 
 // A TCP socket bound to `host` (a numeric IPv4 or IPv6 address, without brackets) and `port`
 // (0: a free one) and listening; the port it got in `bound_port`. Invalid with `error` set
-// otherwise.
+// otherwise. An IPv6 one takes IPv4 clients too (IPV6_V6ONLY off), on Linux and Windows alike.
 Socket ListenTcp(const std::string& host, std::uint16_t port, std::uint16_t& bound_port,
                  std::string& error);
 // The address of the other end of a connected TCP socket ("127.0.0.1", "::1"); "" when unknown.

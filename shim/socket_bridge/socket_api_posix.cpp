@@ -105,6 +105,9 @@ NetworkSession::~NetworkSession() = default;
 
 std::string LastSocketError() { return ErrorText(errno); }
 bool LastCallWouldBlock() { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR; }
+bool LastCallOutOfDescriptors() {
+  return errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM;
+}
 
 Socket ListenUnix(const std::string& path, std::string& error) {
   sockaddr_un address{};

@@ -55,9 +55,15 @@ Socket ListenTcp(const std::string& host, std::uint16_t port, std::uint16_t& bou
   // A restarted dxshim listens again at once, past the old connections' TIME_WAIT.
   const int option = SO_REUSEADDR;
 #endif
+  // An IPv6 socket takes IPv4 clients too, on every platform: IPV6_V6ONLY defaults to on in
+  // Windows and to net.ipv6.bindv6only (usually off) on Linux, so `[::]` is spelled out.
+  const int off = 0;
   const bool ok =
       s.valid() &&
       setsockopt(s.get(), SOL_SOCKET, option, reinterpret_cast<const char*>(&on), sizeof on) == 0 &&
+      (found->ai_family != AF_INET6 ||
+       setsockopt(s.get(), IPPROTO_IPV6, IPV6_V6ONLY, reinterpret_cast<const char*>(&off),
+                  sizeof off) == 0) &&
       bind(s.get(), found->ai_addr, static_cast<socklen_t>(found->ai_addrlen)) == 0 &&
       listen(s.get(), SOMAXCONN) == 0;
   freeaddrinfo(found);

@@ -74,6 +74,10 @@ NetworkSession::~NetworkSession() { WSACleanup(); }
 
 std::string LastSocketError() { return ErrorText(WSAGetLastError()); }
 bool LastCallWouldBlock() { return WSAGetLastError() == WSAEWOULDBLOCK; }
+bool LastCallOutOfDescriptors() {
+  const int error = WSAGetLastError();
+  return error == WSAEMFILE || error == WSAENOBUFS;
+}
 
 Socket ListenUnix(const std::string& path, std::string& error) {
   sockaddr_un address{};

@@ -6,15 +6,21 @@
 // reconnecting whenever dxshim closes one; the probe comes from 127.0.0.1, as kubelet's comes
 // from the node's address and not from a pod's. Throughout, /readyz and /metrics answer within a
 // probe's 1 s timeout (kubelet's default timeoutSeconds), round after round, and CRI calls through
-// dxshim (Version, ListContainers, a GPU pod's CreateContainer) succeed. After the crowds go away
-// dxshim is back to the threads of its own and the file descriptors it had, and its log said at
-// most one line per second about them.
+// dxshim (Version, ListContainers, a GPU pod's CreateContainer) succeed. dxshim keeps closing the
+// silent connections (that crowd reconnects at least 500 more times) and counts every close in
+// dxshim_http_refusals_total; it lets go of the never-reading connections while their clients
+// still hold them (they cannot see the close); a client that trickles a request one byte every
+// 100 ms gets its 408 at the request deadline, not later. After the crowds go away dxshim is back
+// to the threads of its own and the file descriptors it had, and its log said at most one line
+// per second about them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <thread>
@@ -77,6 +83,14 @@ class Crowds {
   std::vector<std::unique_ptr<ClientCrowd>> crowds_;
 };
 
+std::string Shown(const std::map<std::string, double>& counts) {
+  std::string shown;
+  for (const auto& [what, count] : counts) {
+    shown += (shown.empty() ? "" : ", ") + std::to_string(static_cast<long>(count)) + " " + what;
+  }
+  return shown;
+}
+
 std::size_t Lines(const std::string& text, const std::string& needle) {
   std::istringstream in(text);
   std::size_t n = 0;
@@ -127,6 +141,26 @@ class SlowClients : public GpuNodeTest {
     }
   }
 
+  // dxshim_http_refusals_total by reason since the scrape `before`, which becomes the one now.
+  // A scrape may be a second old (one rendering answers every scrape within a second): once
+  // clients stop misbehaving, a scrape more than a second later has all they caused.
+  std::map<std::string, double> RefusedSince(std::string& before) {
+    std::this_thread::sleep_for(milliseconds(1100));
+    const auto now = HttpGet(address_, "/metrics").body;
+    std::map<std::string, double> refused;
+    for (const auto* reason :
+         {"request_timeout", "response_timeout", "per_address_limit", "total_limit", "fd_limit"}) {
+      const auto in = [&](const std::string& text) {
+        const auto n =
+            Sample(text, "dxshim_http_refusals_total", {std::string("reason=\"") + reason + "\""});
+        return std::isnan(n) ? 0 : n;
+      };
+      refused[reason] = in(now)-in(before);
+    }
+    before = now;
+    return refused;
+  }
+
   std::size_t OwnThreads() {
     const auto names = ThreadNames(pid_);
     return static_cast<std::size_t>(std::count(names.begin(), names.end(), "dxshim"));
@@ -149,32 +183,72 @@ TEST_F(SlowClients, DelayNoOneAndLeaveNothingBehind) {
   const auto names = Joined(ThreadNames(pid_));
   const auto log_before = Lines(Log(), "metrics endpoint:");
   const auto start = std::chrono::steady_clock::now();
+  auto scraped = HttpGet(address_, "/metrics").body;
 
+  // The silent crowd, and beside it a client from an address of its own (no bound closes it for
+  // a newcomer) that sends a request one byte every 100 ms: whole after some 20 s, were it given
+  // the time.
   std::size_t slow_connects = 0;
+  std::string trickled;
+  milliseconds trickle_took{0};
   {
     Crowds silent(port_, "GET /metrics HTTP/1.1\r\n", false);
+    std::thread trickler([&] {
+      RawConnection c("127.0.0.13", "127.0.0.1", port_);
+      trickled =
+          c.Trickle("GET /metrics HTTP/1.1\r\nUser-Agent: " + std::string(200, 't') + "\r\n\r\n",
+                    milliseconds(100), &trickle_took);
+    });
     Rounds(seconds(7));
+    trickler.join();
     std::string id;  // a GPU pod created through dxshim while the crowd holds on
     const auto created = CreateAndStart(RunPod("gpu-during-crowd", true), &id);
     EXPECT_TRUE(created.ok()) << created.error_message() << "\n" << Log();
     Rounds(seconds(8));
     slow_connects = silent.connects();
   }
+  const auto silent_refused = RefusedSince(scraped);
+
   std::size_t reader_connects = 0;
+  std::size_t reader_fds = 0;
   {
     Crowds never_read(port_, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", true);
     Rounds(seconds(15));
     reader_connects = never_read.connects();
+    reader_fds = Fds();  // the crowd still holds its connections
   }
+  const auto reader_refused = RefusedSince(scraped);
+
   const auto elapsed =
       std::chrono::duration_cast<seconds>(std::chrono::steady_clock::now() - start).count();
   std::cout << rounds_ << " rounds in " << elapsed << " s; the silent crowd connected "
             << slow_connects << " times, the crowd that never reads " << reader_connects
-            << " times\n";
-  EXPECT_GE(slow_connects, 500u);
-  EXPECT_GE(reader_connects, 500u);
+            << " times; the trickled request was answered after " << trickle_took.count() << " ms\n"
+            << "dxshim's refusals: " << Shown(silent_refused) << "; then " << Shown(reader_refused)
+            << "\n";
   EXPECT_GE(rounds_, 100) << "the rounds themselves were not held up";
   for (const auto& f : failures_) ADD_FAILURE() << f;
+
+  // dxshim closed silent connections over and over (its first 500 connections are the crowd's
+  // own; each one more followed a close), and counted every close by its reason.
+  EXPECT_GE(slow_connects, 1000u) << "dxshim did not close the silent connections";
+  EXPECT_GE(silent_refused.at("total_limit"), 1);
+  EXPECT_GE(silent_refused.at("request_timeout") + silent_refused.at("per_address_limit") +
+                silent_refused.at("total_limit"),
+            static_cast<double>(slow_connects - 500))
+      << "the silent crowd saw closes that dxshim did not count";
+  // The request deadline counts from the connection, not from the last byte: a trickled request
+  // gets its 408 then (give or take a loaded 2-core machine's scheduling), not when it is whole.
+  EXPECT_TRUE(trickled.starts_with("HTTP/1.1 408 Request Timeout\r\n")) << trickled;
+  EXPECT_GE(trickle_took, milliseconds(2000));
+  EXPECT_LE(trickle_took, milliseconds(3500));
+
+  // A client that never reads cannot see dxshim close (the end of the stream waits behind the
+  // answer it does not take), so it never connects again: what dxshim does shows on its side.
+  // Each answer handed over, it let go of all 500 while the crowd still held them, the bounds
+  // closing some on the way (which bound, the order of arrival decides).
+  EXPECT_LE(reader_fds, fds + 4) << "dxshim still held connections of clients that never read";
+  EXPECT_GE(reader_refused.at("per_address_limit") + reader_refused.at("total_limit"), 1);
 
   // Everything the crowds opened is closed again, and no thread of dxshim's own was left behind.
   std::size_t now_threads = 0;

@@ -39,5 +39,13 @@ TEST(FaultLog, OneLinePerIntervalWithCounts) {
             "metrics endpoint: 1 x malformed requests (last: 10.0.0.9: not a path: \"y\")");
 }
 
+TEST(FaultLog, AFaultNoClientIsToBlameForNamesWhatHappened) {
+  std::vector<std::string> lines;
+  FaultLog log([&](const std::string& line) { lines.push_back(line); });
+  log.Note("accepts failed", "", "Too many open files (24)", FaultLog::Clock::now());
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "metrics endpoint: 1 x accepts failed (last: Too many open files (24))");
+}
+
 }  // namespace
 }  // namespace dxshim::metrics

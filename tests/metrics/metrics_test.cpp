@@ -1,6 +1,6 @@
 // dxshim's metrics without a runtime (shim/metrics/metrics.h): what each event adds to the
 // exposition, the bound on the methods a caller can make series of, the runtime reconnect count,
-// the decisions and the resyncs.
+// the decisions, the resyncs and the HTTP endpoint's refusals.
 #include "shim/metrics/metrics.h"
 
 #include <gtest/gtest.h>
@@ -88,6 +88,23 @@ TEST(Metrics, DecisionsAreAllThereFromTheStart) {
                      {std::string("outcome=\"") + ToString(outcome) + "\""}),
               expected)
         << ToString(outcome);
+  }
+}
+
+TEST(Metrics, HttpRefusalsAreAllThereFromTheStart) {
+  Metrics m;
+  m.HttpRefused(HttpRefusal::kFdLimit);
+  m.HttpRefused(HttpRefusal::kPerAddressLimit);
+  m.HttpRefused(HttpRefusal::kPerAddressLimit);
+  const auto text = m.Render();
+  for (const auto refusal : kAllHttpRefusals) {
+    const double expected = refusal == HttpRefusal::kFdLimit           ? 1
+                            : refusal == HttpRefusal::kPerAddressLimit ? 2
+                                                                       : 0;
+    EXPECT_EQ(Sample(text, "dxshim_http_refusals_total",
+                     {std::string("reason=\"") + ToString(refusal) + "\""}),
+              expected)
+        << ToString(refusal);
   }
 }
 

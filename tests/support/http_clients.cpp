@@ -40,7 +40,8 @@ int Connect(const std::string& source, const std::string& host, int port, int re
 
 RawConnection::RawConnection(const std::string& source, const std::string& host, int port,
                              int receive_buffer)
-    : fd_(Connect(source, host, port, receive_buffer)) {}
+    : fd_(Connect(source, host, port, receive_buffer)),
+      connected_at_(std::chrono::steady_clock::now()) {}
 
 RawConnection::~RawConnection() {
   if (fd_ >= 0) ::close(fd_);
@@ -70,6 +71,24 @@ std::string RawConnection::ReadUntilClosed(std::chrono::milliseconds timeout, bo
     got.append(buffer, static_cast<std::size_t>(n));
   }
   return got;
+}
+
+std::string RawConnection::Trickle(const std::string& bytes, std::chrono::milliseconds interval,
+                                   std::chrono::milliseconds* took) {
+  const auto rounds = bytes.size() + static_cast<std::size_t>(std::chrono::seconds(10) / interval);
+  for (std::size_t i = 0; fd_ >= 0 && i < rounds; ++i) {
+    if (i < bytes.size()) ::send(fd_, &bytes[i], 1, MSG_NOSIGNAL);
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(interval.count())) > 0) {
+      *took = std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::steady_clock::now() - connected_at_);
+      bool closed = false;
+      return ReadUntilClosed(std::chrono::seconds(5), &closed);
+    }
+  }
+  *took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                connected_at_);
+  return {};
 }
 
 ClientCrowd::ClientCrowd(const std::string& source, const std::string& host, int port,

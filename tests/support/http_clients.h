@@ -26,9 +26,15 @@ class RawConnection {
   // Everything the server sends until it closes the connection, or what came within `timeout`;
   // `closed` says whether it was closed.
   std::string ReadUntilClosed(std::chrono::milliseconds timeout, bool* closed);
+  // Sends `bytes` one at a time, `interval` apart, until the server answers (then reads until it
+  // closes, 5 s at most) or 10 s after the last byte; returns the answer, and in `took` the time
+  // from the connection to the answer's first bytes.
+  std::string Trickle(const std::string& bytes, std::chrono::milliseconds interval,
+                      std::chrono::milliseconds* took);
 
  private:
   int fd_ = -1;
+  std::chrono::steady_clock::time_point connected_at_;
 };
 
 // `count` connections from `source`, each sending `request` and then nothing, and reading

@@ -14,12 +14,24 @@
 namespace dxshim::test {
 namespace {
 
-sockaddr_in Loopback(const std::string& host, int port) {
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<std::uint16_t>(port));
-  inet_pton(AF_INET, host.c_str(), &a.sin_addr);
-  return a;
+// "HOST:PORT", HOST an IPv4 address or an IPv6 one in brackets; false when it is neither.
+bool Resolve(const std::string& address, sockaddr_storage& to, socklen_t& size) {
+  const auto colon = address.rfind(':');
+  auto host = address.substr(0, colon);
+  const auto port = htons(static_cast<std::uint16_t>(std::atoi(address.substr(colon + 1).c_str())));
+  to = {};
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    auto& v6 = reinterpret_cast<sockaddr_in6&>(to);
+    v6.sin6_family = AF_INET6;
+    v6.sin6_port = port;
+    size = sizeof v6;
+    return inet_pton(AF_INET6, host.substr(1, host.size() - 2).c_str(), &v6.sin6_addr) == 1;
+  }
+  auto& v4 = reinterpret_cast<sockaddr_in&>(to);
+  v4.sin_family = AF_INET;
+  v4.sin_port = port;
+  size = sizeof v4;
+  return inet_pton(AF_INET, host.c_str(), &v4.sin_addr) == 1;
 }
 
 }  // namespace
@@ -28,17 +40,19 @@ HttpResponse HttpRequest(const std::string& address, const std::string& method,
                          const std::string& path, std::chrono::milliseconds timeout) {
   HttpResponse response;
   const auto start = std::chrono::steady_clock::now();
-  const auto colon = address.rfind(':');
-  const auto host = address.substr(0, colon);
-  const int port = std::atoi(address.substr(colon + 1).c_str());
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_storage to{};
+  socklen_t size = 0;
+  if (!Resolve(address, to, size)) {
+    response.body = "not HOST:PORT: " + address;
+    return response;
+  }
+  const int fd = ::socket(to.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   // Connecting, sending and each read give up after `timeout`; the whole is checked at the end.
   const timeval wait{static_cast<time_t>(timeout.count() / 1000),
                      static_cast<suseconds_t>((timeout.count() % 1000) * 1000)};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof(wait));
-  const auto to = Loopback(host, port);
-  if (::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof(to)) != 0) {
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&to), size) != 0) {
     ::close(fd);
     response.body = "cannot connect to " + address;
     return response;

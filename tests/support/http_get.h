@@ -15,8 +15,9 @@ struct HttpResponse {
   std::string body;
 };
 
-// `address` is "HOST:PORT" (an IPv4 address). Never throws: a failure is status 0 with the reason
-// in body, and so is an answer not complete within `timeout` (a probe's timeoutSeconds).
+// `address` is "HOST:PORT" (an IPv4 address, or an IPv6 one in brackets). Never throws: a failure
+// is status 0 with the reason in body, and so is an answer not complete within `timeout` (a
+// probe's timeoutSeconds).
 HttpResponse HttpRequest(const std::string& address, const std::string& method,
                          const std::string& path,
                          std::chrono::milliseconds timeout = std::chrono::seconds(10));
@@ -25,8 +26,8 @@ inline HttpResponse HttpGet(const std::string& address, const std::string& path,
   return HttpRequest(address, "GET", path, timeout);
 }
 
-// "127.0.0.1:PORT" of the metrics endpoint a dxshim's log announces ("metrics: serving
-// http://127.0.0.1:PORT/metrics"), or "" when it does not.
+// "HOST:PORT" of the metrics endpoint a dxshim's log announces ("metrics: serving
+// http://127.0.0.1:PORT/metrics", "http://[::1]:PORT/metrics"), or "" when it does not.
 std::string MetricsAddress(const std::string& log);
 
 // The value of the first sample of `name` in Prometheus text `exposition` whose labels include
