@@ -24,17 +24,6 @@ HttpAnswer Shared(std::string response) {
   return std::make_shared<const std::string>(std::move(response));
 }
 
-// What a handler threw; only called inside a catch block.
-std::string HandlerFailure() {
-  try {
-    throw;
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "the handler failed";
-  }
-}
-
 // A handler failed: the 500 says how, and is counted.
 HttpAnswers::Reply Failed(const std::string& what, bool head) {
   return {Shared(PlainResponse(500, "Internal Server Error", what + "\n", head)),
@@ -42,6 +31,16 @@ HttpAnswers::Reply Failed(const std::string& what, bool head) {
 }
 
 }  // namespace
+
+std::string HandledException(std::string_view unknown) {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return std::string(unknown);
+  }
+}
 
 std::string PlainResponse(int status, std::string_view reason, std::string_view body, bool head) {
   return Response(status, reason, kText, body, head);
@@ -76,7 +75,7 @@ HttpAnswers::Reply HttpAnswers::Metrics(bool head, Clock::time_point now) {
     } catch (...) {
       // Kept as long as a rendering would be: a failing collector is not asked again by every
       // scrape either.
-      const auto what = HandlerFailure();
+      const auto what = HandledException("the handler failed");
       metrics_get_ = Failed(what, false);
       metrics_head_ = Failed(what, true);
     }
@@ -93,7 +92,7 @@ HttpAnswers::Reply HttpAnswers::Readiness(bool head) const {
     for (const auto& line : missing) body += "  " + line + "\n";
     return {Shared(PlainResponse(503, "Service Unavailable", body, head)), {}};
   } catch (...) {
-    return Failed(HandlerFailure(), head);
+    return Failed(HandledException("the handler failed"), head);
   }
 }
 

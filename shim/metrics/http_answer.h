@@ -24,6 +24,10 @@ namespace dxshim::metrics {
 // share it.
 using HttpAnswer = std::shared_ptr<const std::string>;
 
+// The exception being handled, as text for a log line or a 500 (`unknown` for one that is not a
+// std::exception). Only called inside a catch block.
+std::string HandledException(std::string_view unknown = "an exception of an unknown type");
+
 // A text/plain response, closing the connection; without the body when `head`.
 std::string PlainResponse(int status, std::string_view reason, std::string_view body,
                           bool head = false);

@@ -55,17 +55,6 @@ void SplitListen(const std::string& listen, std::string& host, std::uint16_t& po
   }
 }
 
-// The exception being handled, for the log. Only called inside a catch block.
-std::string HandledException() {
-  try {
-    throw;
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "an exception of an unknown type";
-  }
-}
-
 }  // namespace
 
 class HttpEndpoint::Server {
