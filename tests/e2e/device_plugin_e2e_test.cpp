@@ -314,7 +314,11 @@ TEST_F(DevicePlugin, AnEarlierKubeletsStreamEndingBringsNoRegistration) {
   Start(1);
   ASSERT_TRUE(kubelet_->WaitForRegistration(1, kWait)) << Log();
   WaitForList(1, 1);
-  TestKubelet second(plugin_dir_);  // gRPC replaces the socket file: a new kubelet.sock
+  // The first kubelet's file goes, and a while later (the kernel's timestamps are coarse, and the
+  // inode may come back) the second's is a new kubelet.sock.
+  std::filesystem::remove(plugin_dir_ + "/kubelet.sock");
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  TestKubelet second(plugin_dir_);
   ASSERT_TRUE(second.WaitForRegistration(1, kWait)) << Log();
   ASSERT_TRUE(second.WaitForDevices(
       [](const std::vector<v1beta1::Device>& d) { return HealthyCount(d) == 1; }, kWait));

@@ -40,8 +40,8 @@ int Connect(const std::string& source, const std::string& host, int port, int re
 
 RawConnection::RawConnection(const std::string& source, const std::string& host, int port,
                              int receive_buffer)
-    : fd_(Connect(source, host, port, receive_buffer)),
-      connected_at_(std::chrono::steady_clock::now()) {}
+    : connecting_since_(std::chrono::steady_clock::now()),
+      fd_(Connect(source, host, port, receive_buffer)) {}
 
 RawConnection::~RawConnection() {
   if (fd_ >= 0) ::close(fd_);
@@ -81,13 +81,13 @@ std::string RawConnection::Trickle(const std::string& bytes, std::chrono::millis
     pollfd p{fd_, POLLIN, 0};
     if (::poll(&p, 1, static_cast<int>(interval.count())) > 0) {
       *took = std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::steady_clock::now() - connected_at_);
+          std::chrono::steady_clock::now() - connecting_since_);
       bool closed = false;
       return ReadUntilClosed(std::chrono::seconds(5), &closed);
     }
   }
   *took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
-                                                                connected_at_);
+                                                                connecting_since_);
   return {};
 }
 

@@ -28,13 +28,14 @@ class RawConnection {
   std::string ReadUntilClosed(std::chrono::milliseconds timeout, bool* closed);
   // Sends `bytes` one at a time, `interval` apart, until the server answers (then reads until it
   // closes, 5 s at most) or 10 s after the last byte; returns the answer, and in `took` the time
-  // from the connection to the answer's first bytes.
+  // from the start of the connection (before connect(), so that the server cannot have accepted
+  // it earlier) to the answer's first bytes.
   std::string Trickle(const std::string& bytes, std::chrono::milliseconds interval,
                       std::chrono::milliseconds* took);
 
  private:
+  std::chrono::steady_clock::time_point connecting_since_;  // before fd_: read before connect()
   int fd_ = -1;
-  std::chrono::steady_clock::time_point connected_at_;
 };
 
 // `count` connections from `source`, each sending `request` and then nothing, and reading
