@@ -129,7 +129,7 @@ void DevicePluginServer::Watch() {
                                   : kubelet_socket_ + " is a new file");
         registered_ = false;
       }
-      if (serving_ && !registered_) RegisterOnce();
+      if (serving_ && !registered_) RegisterOnce(kubelet);
     }
     lock.lock();
     cv_.wait_for(lock, options_.watch_interval,
@@ -148,7 +148,7 @@ void DevicePluginServer::KeepServing() {
   EnsureServing();
 }
 
-void DevicePluginServer::RegisterOnce() {
+void DevicePluginServer::RegisterOnce(const FileId& kubelet) {
   // Read before the call: a stream kubelet opens for this registration is numbered after it.
   const auto mark = WatchesOpened();
   std::string error;
@@ -163,8 +163,11 @@ void DevicePluginServer::RegisterOnce() {
     watch_mark_ = mark;
   }
   registered_ = true;
-  // Read after the call: the kubelet that took it is the one listening now.
-  registered_with_ = socket_bridge::IdentifyFile(kubelet_socket_);
+  // The file as it was before the call, not after: a kubelet that restarted meanwhile (the one
+  // that took the registration, or the next) shows as a new file at the next look. At worst
+  // that registers once more; a file read after the call could be the next kubelet's, which
+  // would then never be registered with.
+  registered_with_ = kubelet;
   last_error_.clear();
   spdlog::info("device plugin: registered {} with kubelet (endpoint {})", options_.resource_name,
                endpoint_);

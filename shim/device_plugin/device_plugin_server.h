@@ -75,8 +75,8 @@ class DevicePluginServer {
   bool ServeBridged(Serving& serving, std::string& error);
   void StopServing();
   void RemoveStaleSockets() const;
-  void KeepServing();   // serves anew when not serving or our socket vanished
-  void RegisterOnce();  // one attempt, logged
+  void KeepServing();                        // serves anew when not serving or our socket vanished
+  void RegisterOnce(const FileId& kubelet);  // one attempt, logged; `kubelet`: the file now
   bool Register(std::string& error);
   void OnWatchEnded(std::uint64_t number);  // a gRPC thread
   WatchEnded WatchEndedHook();              // for a new service: resets the numbers

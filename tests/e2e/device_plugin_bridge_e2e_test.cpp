@@ -253,13 +253,15 @@ TEST_F(PluginBridge, EightBackToBackRestartsKeepingItsSocketAreEachAnsweredWithA
   const auto first = WaitForRegistration(1);
   for (std::size_t restart = 1; restart <= 8; ++restart) {
     kubelet_->Restart(TestKubelet::PluginSockets::kKept);
-    const auto again = WaitForRegistration(restart + 1);
-    ASSERT_EQ(kubelet_->registrations(), restart + 1) << "restart " << restart << "\n" << Log();
+    ASSERT_TRUE(kubelet_->WaitForRegistrationSinceStart(kWait))
+        << "restart " << restart << " was never registered with; log:\n"
+        << Log();
+    const auto again = WaitForRegistration(kubelet_->registrations());
     EXPECT_EQ(again.endpoint(), first.endpoint());  // its socket was kept: still served
   }
   WaitForList(1, 1);
-  EXPECT_EQ(kubelet_->registrations(), 9u) << Log();
-  PrintRestartSigns(Log());
+  EXPECT_LE(kubelet_->registrations(), 18u) << Log();  // one more at most per restart
+  PrintRestartSigns(Log(), *kubelet_);
 }
 
 TEST_F(PluginBridge, AHundredConcurrentConnectionsAllGetAnswers) {

@@ -337,13 +337,15 @@ TEST_F(DevicePlugin, EightBackToBackRestartsAreEachAnsweredWithARegistration) {
   ASSERT_TRUE(kubelet_->WaitForRegistration(1, kWait)) << Log();
   for (std::size_t restart = 1; restart <= 8; ++restart) {
     kubelet_->Restart(TestKubelet::PluginSockets::kKept);
-    ASSERT_TRUE(kubelet_->WaitForRegistration(restart + 1, kWait))
+    ASSERT_TRUE(kubelet_->WaitForRegistrationSinceStart(kWait))
         << "restart " << restart << " was never registered with; log:\n"
         << Log();
   }
   WaitForList(1, 1);  // the last kubelet's stream works
-  EXPECT_EQ(kubelet_->registrations(), 9u) << Log();
-  PrintRestartSigns(Log());
+  // A kubelet that restarts while a registration is on its way may get one more (the file
+  // changed under the call), never a storm.
+  EXPECT_LE(kubelet_->registrations(), 18u) << Log();
+  PrintRestartSigns(Log(), *kubelet_);
 }
 
 // Serve killed at any moment, even while its plugin process is still starting, leaves no plugin

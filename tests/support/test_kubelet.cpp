@@ -41,6 +41,10 @@ std::string TestKubelet::TargetOf(const std::string& name) const {
 TestKubelet::~TestKubelet() { Stop(); }
 
 void TestKubelet::Start() {
+  {
+    std::lock_guard lock(mutex_);
+    requests_at_start_ = requests_.size();
+  }
   service_ = std::make_unique<Registration>(*this);
   grpc::ServerBuilder builder;
   const auto socket = dir_ + "/kubelet.sock";
@@ -142,6 +146,16 @@ std::size_t TestKubelet::registrations() {
   return requests_.size();
 }
 
+std::size_t TestKubelet::registrations_since_start() {
+  std::lock_guard lock(mutex_);
+  return requests_.size() - requests_at_start_;
+}
+
+bool TestKubelet::WaitForRegistrationSinceStart(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  return cv_.wait_for(lock, timeout, [&] { return requests_.size() > requests_at_start_; });
+}
+
 std::size_t TestKubelet::lists_received() {
   std::lock_guard lock(mutex_);
   return lists_;
@@ -204,7 +218,7 @@ void TestKubelet::Free(const std::vector<std::string>& devices) {
   for (const auto& d : devices) allocated_.erase(d);
 }
 
-void PrintRestartSigns(const std::string& log) {
+void PrintRestartSigns(const std::string& log, TestKubelet& kubelet) {
   const auto count = [&](const std::string& text) {
     std::size_t n = 0;
     for (auto at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++n;
@@ -212,9 +226,9 @@ void PrintRestartSigns(const std::string& log) {
   };
   std::printf(
       "[ measured ] restarts noticed: %zu by the end of the registration's ListAndWatch stream, "
-      "%zu by a new kubelet.sock, %zu by the plugin's socket removed\n",
+      "%zu by a new kubelet.sock, %zu by the plugin's socket removed; %zu registrations in all\n",
       count("the ListAndWatch stream of its registration ended"), count(" is a new file)"),
-      count(" was removed (kubelet restarted)"));
+      count(" was removed (kubelet restarted)"), kubelet.registrations());
 }
 
 std::size_t HealthyCount(const std::vector<v1beta1::Device>& devices) {

@@ -51,6 +51,10 @@ class TestKubelet {
   std::optional<v1beta1::RegisterRequest> WaitForRegistration(std::size_t n,
                                                               std::chrono::milliseconds timeout);
   std::size_t registrations();
+  // The Register calls this kubelet took since it last started (a restart starts it again).
+  std::size_t registrations_since_start();
+  // Waits until this kubelet, since it last started, has taken a registration.
+  bool WaitForRegistrationSinceStart(std::chrono::milliseconds timeout);
 
   // Waits until the latest ListAndWatch list satisfies `accept` (and returns it), or nullopt.
   template <typename Accept>
@@ -85,6 +89,7 @@ class TestKubelet {
   std::mutex mutex_;
   std::condition_variable cv_;
   std::vector<v1beta1::RegisterRequest> requests_;
+  std::size_t requests_at_start_ = 0;
   std::vector<v1beta1::Device> devices_;  // the latest list
   std::size_t lists_ = 0;
   std::set<std::string> allocated_;
@@ -103,8 +108,9 @@ std::optional<std::vector<v1beta1::Device>> TestKubelet::WaitForDevices(
 }
 
 // Prints how many kubelet restarts dxshim's log `log` says it noticed by each sign (the end of
-// kubelet's ListAndWatch stream, a new kubelet.sock, its own socket removed).
-void PrintRestartSigns(const std::string& log);
+// kubelet's ListAndWatch stream, a new kubelet.sock, its own socket removed), and how many
+// registrations `kubelet` took in all.
+void PrintRestartSigns(const std::string& log, TestKubelet& kubelet);
 
 // How many devices of a list are healthy.
 std::size_t HealthyCount(const std::vector<v1beta1::Device>& devices);
