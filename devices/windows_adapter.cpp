@@ -1,5 +1,6 @@
 #include "devices/windows_adapter.h"
 
+#include <charconv>
 #include <cstdio>
 #include <stdexcept>
 
@@ -93,12 +94,41 @@ Device MakeWindowsDevice(const DxCoreFacts& adapter, const PnpFacts& pnp,
   return d;
 }
 
-std::string NvmlPciBusId(const PnpFacts& pnp) {
-  if (!pnp.bus_number || !pnp.address) return {};
-  char text[32];
-  std::snprintf(text, sizeof text, "%x:%x.%x", *pnp.bus_number, (*pnp.address >> 16) & 0xffffu,
-                *pnp.address & 0xffffu);
-  return text;
+std::optional<PciLocation> ParsePciLocationInfo(std::string_view text) {
+  // Whole words and decimal numbers only, as the PCI bus driver writes them.
+  const auto number = [&text](std::string_view word, std::uint32_t& value) {
+    if (!text.starts_with(word)) return false;
+    text.remove_prefix(word.size());
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end == text.data()) return false;
+    text.remove_prefix(static_cast<std::size_t>(end - text.data()));
+    return true;
+  };
+  PciLocation pci;
+  std::uint32_t segment = 0;
+  if (!text.starts_with("PCI ")) return std::nullopt;
+  text.remove_prefix(4);
+  if (text.starts_with("segment ")) {
+    if (!number("segment ", segment) || !text.starts_with(" ")) return std::nullopt;
+    text.remove_prefix(1);
+  }
+  pci.segment = segment;
+  if (!number("bus ", pci.bus) || !number(", device ", pci.device) ||
+      !number(", function ", pci.function) || !text.empty() || pci.bus > 0xff ||
+      pci.device > 0x1f || pci.function > 7) {
+    return std::nullopt;
+  }
+  return pci;
+}
+
+std::optional<PciLocation> PciLocationOf(const PnpFacts& pnp) {
+  if (auto parsed = ParsePciLocationInfo(pnp.location_info)) return parsed;
+  if (!pnp.bus_number || !pnp.address) return std::nullopt;
+  PciLocation pci;
+  pci.bus = *pnp.bus_number & 0xffu;
+  pci.device = (*pnp.address >> 16) & 0xffffu;
+  pci.function = *pnp.address & 0xffffu;
+  return pci;
 }
 
 }  // namespace dxshim::devices

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "devices/device.h"
+#include "devices/gpu_uuids.h"
 
 namespace dxshim::devices {
 
@@ -39,11 +40,23 @@ struct PnpFacts {
   std::string manufacturer;                 // DEVPKEY_Device_Manufacturer
   std::optional<std::uint32_t> bus_number;  // DEVPKEY_Device_BusNumber
   std::optional<std::uint32_t> address;  // DEVPKEY_Device_Address: on PCI, device << 16 | function
+  std::string location_info;             // DEVPKEY_Device_LocationInfo
 };
 
-// The adapter's PCI address as NVML's nvmlDeviceGetHandleByPciBusId_v2 takes it, in its
-// "bus:device.function" form (hex), or "" when the PnP device did not say.
-std::string NvmlPciBusId(const PnpFacts& pnp);
+// The PCI address in DEVPKEY_Device_LocationInfo as the PCI bus driver writes it (decimal):
+// "PCI segment 1 bus 0, device 0, function 0" on a system with several PCI segments, "PCI bus 59,
+// device 0, function 0" (segment 0) on one with a single segment; Microsoft's "Obtaining PCI
+// Segment Values" (learn.microsoft.com/windows-hardware/drivers/pci/obtaining-pci-segment-values)
+// names this string as where the segment is. nullopt for any other text: a Hyper-V vPCI device's
+// "Virtual PCI Bus Slot 2 Serial 2", or a translated string.
+std::optional<PciLocation> ParsePciLocationInfo(std::string_view text);
+
+// The adapter's PCI address: from its LocationInfo when that parses (with the segment), else
+// from DEVPKEY_Device_BusNumber and DEVPKEY_Device_Address with the segment unknown; nullopt when
+// the PnP device says neither. Of the bus number only the low 8 bits are the bus: pciutils and
+// DPDK read a segment from the bits above, which Microsoft does not document, so they are not
+// taken for one.
+std::optional<PciLocation> PciLocationOf(const PnpFacts& pnp);
 
 // Why DXCore's adapter is not a GPU dxshim hands out, or nullopt if it is: software adapters
 // (the Basic Render Driver, WARP) and adapters with neither D3D12 attribute.

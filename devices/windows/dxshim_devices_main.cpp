@@ -5,9 +5,11 @@
 //     `dxshim devices --source inventory:PATH` and `dxshim serve` accept.
 //   dxshim-devices.exe runtime-files DRIVER_KEY
 //     the runtime files a driver registers, one per line as "system32 SOURCE => DESTINATION".
-//   dxshim-devices.exe nvml-uuids BUS:DEVICE.FUNCTION...
-//     the UUID NVML gives each NVIDIA GPU at that PCI address (hex), one per line as
-//     "ADDRESS UUID" or "ADDRESS -" (what `list` puts in each NVIDIA GPU's uuid).
+//   dxshim-devices.exe uuids
+//     each NVIDIA GPU's UUID as `list` finds it (CUDA by adapter LUID, else NVML by PCI address;
+//     DriverStore folders and runtime files are not read),
+//     one per line as "LUID LOCATION-PATH UUID FOUND-BY" (FOUND-BY: cuda-luid or nvml-pci), or
+//     "LUID LOCATION-PATH - -" when none was found (the debug lines say why).
 // Warnings, debug lines ("debug: ...") and refused registry values go to stderr. Exit 1 when
 // discovery fails, 2 on bad usage.
 #include <cstdio>
@@ -17,9 +19,9 @@
 
 #include "devices/device_table.h"
 #include "devices/inventory_file.h"
-#include "devices/windows/nvml_uuids.h"
 #include "devices/windows/registry_runtime_files.h"
 #include "devices/windows/windows_device_source.h"
+#include "devices/windows/windows_discovery.h"
 
 namespace {
 
@@ -27,7 +29,7 @@ constexpr char kUsage[] =
     "usage: dxshim-devices.exe list [--output table|json] [--include-integrated] "
     "[--include-detachable]\n"
     "       dxshim-devices.exe runtime-files DRIVER_KEY\n"
-    "       dxshim-devices.exe nvml-uuids BUS:DEVICE.FUNCTION...\n";
+    "       dxshim-devices.exe uuids\n";
 
 int List(const std::vector<std::string>& args) {
   std::string output = "table";
@@ -84,14 +86,24 @@ int RuntimeFiles(const std::string& driver_key) {
   return 0;
 }
 
-int NvmlUuidsOf(const std::vector<std::string>& bus_ids) {
-  const auto uuids = dxshim::devices::windows::ReadNvmlUuids(bus_ids);
-  for (const auto& id : bus_ids) {
-    const auto found = uuids.by_bus_id.find(id);
-    std::printf("%s %s\n", id.c_str(),
-                found == uuids.by_bus_id.end() ? "-" : found->second.c_str());
+int Uuids() {
+  dxshim::devices::windows::WindowsDiscoveryResult found;
+  try {
+    using dxshim::devices::windows::WindowsDiscovery;
+    found = WindowsDiscovery().Discover(WindowsDiscovery::DriverFiles::kSkipped);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dxshim-devices: discovery failed: %s\n", e.what());
+    return 1;
   }
-  for (const auto& d : uuids.debug) std::fprintf(stderr, "debug: %s\n", d.c_str());
+  for (const auto& w : found.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  for (const auto& d : found.debug) std::fprintf(stderr, "debug: %s\n", d.c_str());
+  for (const auto& device : found.devices) {
+    if (device.vendor_id != dxshim::devices::kNvidiaVendorId) continue;
+    const auto by = found.uuid_found_by.find(device.id);
+    std::printf("%s %s %s %s\n", dxshim::devices::FormatLuid(device.luid).c_str(),
+                device.location_path.c_str(), device.uuid.empty() ? "-" : device.uuid.c_str(),
+                by == found.uuid_found_by.end() ? "-" : dxshim::devices::ToString(by->second));
+  }
   return 0;
 }
 
@@ -101,8 +113,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "list") return List({args.begin() + 1, args.end()});
   if (args.size() == 2 && args[0] == "runtime-files") return RuntimeFiles(args[1]);
-  if (args.size() >= 2 && args[0] == "nvml-uuids")
-    return NvmlUuidsOf({args.begin() + 1, args.end()});
+  if (args.size() == 1 && args[0] == "uuids") return Uuids();
   std::fputs(kUsage, stderr);
   return 2;
 }

@@ -117,6 +117,7 @@ std::map<std::uint64_t, PnpFacts> PnpDevicesByLuid() {
     facts.manufacturer = StringProperty(node, DEVPKEY_Device_Manufacturer);
     facts.bus_number = Uint32Property(node, DEVPKEY_Device_BusNumber);
     facts.address = Uint32Property(node, DEVPKEY_Device_Address);
+    facts.location_info = StringProperty(node, DEVPKEY_Device_LocationInfo);
     out[*luid] = std::move(facts);
   }
   return out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "devices/windows/cuda_uuids.h"
 #include "devices/windows/driver_store.h"
 #include "devices/windows/nvml_uuids.h"
 #include "devices/windows/pnp_devices.h"
@@ -11,11 +12,63 @@
 
 namespace dxshim::devices::windows {
 
-WindowsDiscoveryResult WindowsDiscovery::Discover() {
+namespace {
+
+// NVIDIA GPUs' UUIDs (CUDA_VISIBLE_DEVICES in their containers): CUDA by LUID, else NVML by PCI
+// address. Neither library is loaded on a node without NVIDIA adapters.
+void NameNvidiaGpus(const std::vector<std::pair<std::size_t, NvidiaAdapter>>& nvidia,
+                    WindowsDiscoveryResult& result) {
+  if (nvidia.empty()) return;
+  std::vector<NvidiaAdapter> adapters;
+  for (const auto& [index, adapter] : nvidia) adapters.push_back(adapter);
+  auto cuda = ReadCudaUuids();
+  for (auto& line : cuda.debug) result.debug.push_back(std::move(line));
+  const auto found = MatchNvidiaUuids(
+      adapters, cuda.by_luid,
+      [&result](const std::vector<std::string>& bus_ids) {
+        auto nvml = ReadNvmlUuids(bus_ids);
+        for (auto& line : nvml.debug) result.debug.push_back(std::move(line));
+        return nvml.by_bus_id;
+      },
+      result.debug);
+  for (std::size_t i = 0; i < nvidia.size(); ++i) {
+    if (!found[i]) continue;
+    auto& device = result.devices[nvidia[i].first];
+    device.uuid = found[i]->uuid;
+    result.uuid_found_by[device.id] = found[i]->path;
+  }
+}
+
+// The adapter's DriverStore folder and the runtime files its driver registers; what cannot be
+// read is a warning naming `name`.
+std::pair<std::string, RegistryRuntimeFiles> ReadDriverFiles(std::uint64_t luid,
+                                                             const PnpFacts& node,
+                                                             const std::string& name,
+                                                             WindowsDiscoveryResult& result) {
+  std::string driver_store;
+  RegistryRuntimeFiles files;
+  try {
+    driver_store = QueryDriverStorePath(luid);
+    if (IsContainerDriverStore(driver_store)) result.in_container = true;
+  } catch (const std::exception& e) {
+    result.warnings.push_back(name + ": no DriverStore folder, so no runtime files: " + e.what());
+  }
+  if (!driver_store.empty() && !node.driver_key.empty()) {
+    files = ReadRegistryRuntimeFiles(node.driver_key);
+    for (const auto& refused : files.refused) {
+      result.warnings.push_back(name + ": refused registry value " + refused);
+    }
+  }
+  return {std::move(driver_store), std::move(files)};
+}
+
+}  // namespace
+
+WindowsDiscoveryResult WindowsDiscovery::Discover(DriverFiles driver_files) {
   WindowsDiscoveryResult result;
   const auto adapters = adapters_.Enumerate();
   const auto pnp = PnpDevicesByLuid();
-  std::vector<std::pair<std::size_t, std::string>> nvidia_bus_ids;  // device index, PCI address
+  std::vector<std::pair<std::size_t, NvidiaAdapter>> nvidia;  // device index, what names it
   for (const auto& adapter : adapters) {
     const auto name = "adapter " + FormatLuid(adapter.luid) +
                       (adapter.description.empty() ? "" : " (" + adapter.description + ")");
@@ -29,48 +82,21 @@ WindowsDiscoveryResult WindowsDiscovery::Discover() {
       continue;
     }
     try {
-      std::string driver_store;
-      RegistryRuntimeFiles files;
-      try {
-        driver_store = QueryDriverStorePath(adapter.luid);
-        if (IsContainerDriverStore(driver_store)) result.in_container = true;
-      } catch (const std::exception& e) {
-        result.warnings.push_back(name +
-                                  ": no DriverStore folder, so no runtime files: " + e.what());
-      }
-      if (!driver_store.empty() && !node->second.driver_key.empty()) {
-        files = ReadRegistryRuntimeFiles(node->second.driver_key);
-        for (const auto& refused : files.refused) {
-          result.warnings.push_back(name + ": refused registry value " + refused);
-        }
-      }
+      auto [driver_store, files] = driver_files == DriverFiles::kRead
+                                       ? ReadDriverFiles(adapter.luid, node->second, name, result)
+                                       : std::pair<std::string, RegistryRuntimeFiles>();
       result.devices.push_back(MakeWindowsDevice(adapter, node->second, driver_store,
                                                  std::move(files.system32),
                                                  std::move(files.syswow64)));
       if (result.devices.back().vendor_id == kNvidiaVendorId) {
-        nvidia_bus_ids.emplace_back(result.devices.size() - 1, NvmlPciBusId(node->second));
+        nvidia.emplace_back(result.devices.size() - 1,
+                            NvidiaAdapter{name, adapter.luid, PciLocationOf(node->second)});
       }
     } catch (const std::exception& e) {
       result.warnings.push_back("skipped " + name + ": " + e.what());
     }
   }
-  // NVIDIA GPUs' UUIDs (CUDA_VISIBLE_DEVICES in their containers), where NVML gives them.
-  std::vector<std::string> bus_ids;
-  for (const auto& [index, bus_id] : nvidia_bus_ids) {
-    if (bus_id.empty()) {
-      result.debug.push_back("no UUID for " + result.devices[index].id +
-                             ": its PnP device has no PCI bus number or address");
-    } else {
-      bus_ids.push_back(bus_id);
-    }
-  }
-  auto uuids = ReadNvmlUuids(bus_ids);
-  for (const auto& [index, bus_id] : nvidia_bus_ids) {
-    if (const auto found = uuids.by_bus_id.find(bus_id); found != uuids.by_bus_id.end()) {
-      result.devices[index].uuid = found->second;
-    }
-  }
-  for (auto& line : uuids.debug) result.debug.push_back(std::move(line));
+  NameNvidiaGpus(nvidia, result);
   std::sort(result.devices.begin(), result.devices.end(),
             [](const Device& a, const Device& b) { return a.location_path < b.location_path; });
   return result;

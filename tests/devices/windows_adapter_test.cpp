@@ -130,16 +130,41 @@ TEST(WindowsAdapter, RefusesWhatCannotBeAssigned) {
   EXPECT_THROW(MakeWindowsDevice(T4Adapter(), PnpFacts{}, "", {}, {}), std::invalid_argument);
 }
 
-TEST(WindowsAdapter, NvmlPciBusIdFromBusNumberAndAddress) {
-  PnpFacts p = T4Node();
-  EXPECT_EQ(NvmlPciBusId(p), "");  // the PnP device did not say
+TEST(WindowsAdapter, PciLocationInfoAsThePciBusDriverWritesIt) {
+  const auto multi = ParsePciLocationInfo("PCI segment 1 bus 0, device 0, function 0");
+  ASSERT_TRUE(multi);
+  EXPECT_EQ(NvmlBusId(*multi), "00000001:00:00.0");
+  const auto single = ParsePciLocationInfo("PCI bus 59, device 30, function 3");  // decimal
+  ASSERT_TRUE(single);
+  EXPECT_EQ(NvmlBusId(*single), "00000000:3b:1e.3");
+  for (const char* other :
+       {"", "Virtual PCI Bus Slot 2 Serial 2", "PCI bus 59, device 0",
+        "PCI bus 59, device 0, "
+        "function 0 ",
+        "PCI bus 256, device 0, function 0", "PCI bus 1, device 32, function 0",
+        "PCI bus 1, device 0, function 8", "PCI segment  bus 1, device 0, function 0",
+        "PCI bus -1, device 0, function 0", "PCI bus 0x3b, device 0, function 0",
+        "PCI \xe6\x80\xbb\xe7\xba\xbf 1\xe3\x80\x81\xe8\xae\xbe\xe5\xa4\x87 0"}) {
+    EXPECT_FALSE(ParsePciLocationInfo(other)) << other;
+  }
+}
+
+TEST(WindowsAdapter, PciLocationFromLocationInfoElseBusNumberAndAddress) {
+  PnpFacts p;
+  EXPECT_FALSE(PciLocationOf(p));  // the PnP device did not say
   p.bus_number = 0x3b;
-  EXPECT_EQ(NvmlPciBusId(p), "");
-  p.address = 0x0000'0000;  // device 0, function 0
-  EXPECT_EQ(NvmlPciBusId(p), "3b:0.0");
-  p.bus_number = 0x86;
+  EXPECT_FALSE(PciLocationOf(p));
   p.address = (0x1eu << 16) | 0x3u;  // DEVPKEY_Device_Address on PCI: device << 16 | function
-  EXPECT_EQ(NvmlPciBusId(p), "86:1e.3");
+  auto pci = PciLocationOf(p);
+  ASSERT_TRUE(pci);
+  EXPECT_FALSE(pci->segment);
+  EXPECT_EQ(NvmlBusId(*pci), "3b:1e.3");
+  p.bus_number = 0x1003b;  // the bits above the bus are not taken for a segment
+  EXPECT_EQ(NvmlBusId(*PciLocationOf(p)), "3b:1e.3");
+  p.location_info = "Virtual PCI Bus Slot 2 Serial 2";  // Hyper-V vPCI: no address in it
+  EXPECT_EQ(NvmlBusId(*PciLocationOf(p)), "3b:1e.3");
+  p.location_info = "PCI segment 2 bus 0, device 0, function 0";
+  EXPECT_EQ(NvmlBusId(*PciLocationOf(p)), "00000002:00:00.0");
 }
 
 }  // namespace

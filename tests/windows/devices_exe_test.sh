@@ -9,16 +9,29 @@
 #    enumeration, merging and skipping run for real. Wine's CfgMgr32 has no GPU device nodes and
 #    its D3DKMT no adapters, so the PnP and DriverStore steps can only be compiled here; how their
 #    facts become a Device is unit-tested on Linux (WindowsAdapter tests in unit_tests).
-# 3. NVIDIA UUIDs (`nvml-uuids`, what `list` puts in each NVIDIA GPU's uuid): without nvml.dll
-#    none, and `list` is unchanged; with a stand-in nvml.dll (tests/windows/fake_nvml.cpp, two
-#    GPUs by PCI address: no NVIDIA driver here) the UUIDs matched by PCI address; with the
-#    stand-in failing nvmlInit_v2, none again and nothing else changes.
-# usage: devices_exe_test.sh PATH/TO/dxshim-devices.exe PATH/TO/fake-dxcore.dll PATH/TO/fake-nvml.dll
+# 3. NVIDIA UUIDs (`uuids`, what `list` puts in each NVIDIA GPU's uuid), with the stand-in
+#    dxcore.dll's two NVIDIA adapters given device nodes by a stand-in cfgmgr32.dll
+#    (tests/windows/fake_cfgmgr32.cpp, shaped like a cloud VM's: each GPU alone on a PCI segment
+#    at 0:0.0) and stand-ins for the driver's nvcuda.dll and nvml.dll (fake_nvcuda.cpp,
+#    fake_nvml.cpp: no NVIDIA driver here):
+#    - CUDA lists the two GPUs in the reverse of DXCore's order: each adapter gets its own UUID
+#      by LUID (cuda-luid), also with CUDA_VISIBLE_DEVICES naming one of them in dxshim's own
+#      environment (removed before cuInit). (`list` finds them the same way, in the same Discover(), but with
+#      device nodes present it goes on to the DriverStore query, and wine's gdi32 has
+#      D3DKMTQueryAdapterInfo only as a stub that aborts: `uuids` skips that step.)
+#    - cuInit failing, then nvcuda.dll absent: NVML by PCI address with the segment (nvml-pci);
+#    - nvcuda.dll absent and no segment known (Hyper-V's "Virtual PCI Bus Slot" location): the
+#      two adapters at 0:0.0 get none, and the debug line names the ambiguity;
+#    - neither library: none, and discovery is otherwise unchanged.
+# usage: devices_exe_test.sh dxshim-devices.exe fake-dxcore.dll fake-nvml.dll fake-nvcuda.dll
+#        fake-cfgmgr32.dll
 set -uo pipefail
-usage="usage: devices_exe_test.sh dxshim-devices.exe fake-dxcore.dll fake-nvml.dll"
+usage="usage: devices_exe_test.sh dxshim-devices.exe fake-dxcore.dll fake-nvml.dll fake-nvcuda.dll fake-cfgmgr32.dll"
 exe=${1:?$usage}
 fake_dxcore=${2:?$usage}
 fake_nvml=${3:?$usage}
+fake_nvcuda=${4:?$usage}
+fake_cfgmgr32=${5:?$usage}
 wine=$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)
 if [ ! -x "$wine" ]; then
   echo "devices_exe_test: cannot run: wine is not installed (apt-get install wine64); the reader was still compiled: $exe"
@@ -127,42 +140,90 @@ check "the D3D12 graphics+compute adapter is listed once (lists merged by LUID)"
 check "the compute-only adapter (LUID high part 1) is enumerated" \
   $(grep -qF 'adapter 0x00000001:0x0000f3c1 (AMD Instinct MI300X)' <<<"$err"; echo $?)
 check "adapters without a PnP device (none under wine) are skipped, not invented" \
-  $([ "$(grep -c 'no PnP device carries its GPU LUID' <<<"$err")" = 2 ] && grep -qF '(no GPU)' <<<"$out"; echo $?)
+  $([ "$(grep -c 'no PnP device carries its GPU LUID' <<<"$err")" = 3 ] && grep -qF '(no GPU)' <<<"$out"; echo $?)
 json=$("$wine" "$exe" list --output json 2>/dev/null | tr -d '\r')
 check "--output json writes an inventory" $([ "$json" = '{"devices": [
 ]}' ]; echo $?)
 "$wine" "$exe" list --output yaml >/dev/null 2>&1
 check "an unknown --output is a usage error (exit 2)" $([ $? = 2 ]; echo $?)
 
-# --- 3. NVIDIA UUIDs through NVML ---
+# --- 3. NVIDIA UUIDs: CUDA by LUID, else NVML by PCI address ---
 list_before=$("$wine" "$exe" list --output json 2>/dev/null | tr -d '\r')
-out=$("$wine" "$exe" nvml-uuids 3b:0.0 2>"$work/stderr6" | tr -d '\r')
+# The stand-in cfgmgr32.dll beside a copy of the program under another name, preferred for that
+# name alone (wine's own processes, and the program itself, keep wine's).
+mkdir -p "$work/bin"
+cp "$exe" "$work/bin/dxshim-devices-with-nodes.exe"
+cp "$fake_cfgmgr32" "$work/bin/cfgmgr32.dll"
+"$wine" reg add 'HKCU\Software\Wine\AppDefaults\dxshim-devices-with-nodes.exe\DllOverrides' \
+  /v cfgmgr32 /d native /f >/dev/null 2>&1 || { echo "reg add DllOverrides failed"; exit 1; }
+devices="$work/bin/dxshim-devices-with-nodes.exe"
+t4='0x00000000:0x0000d1a7 PCIROOT(0)#PCI(0100)#PCI(0000)'
+a10='0x00000000:0x0000d1b8 PCIROOT(0)#PCI(0200)#PCI(0000)'
+t4_uuid=GPU-7d1ac1e5-9d4b-4c2a-8f3e-c0ffee000001
+a10_uuid=GPU-a10a10a1-0b2c-4d3e-9f40-c0ffee000002
+uuids() {  # uuids NAME [ENV=VALUE...]: stdout to $work/NAME.out, stderr to $work/NAME.err
+  local name=$1
+  shift
+  env "$@" "$wine" "$devices" uuids >"$work/$name.out" 2>"$work/$name.err"
+  local code=$?
+  tr -d '\r' <"$work/$name.out" >"$work/$name.txt"
+  tr -d '\r' <"$work/$name.err" >"$work/$name.log"
+  return $code
+}
+
+uuids none-at-all
 code=$?
-check "nvml-uuids without nvml.dll exits 0 and gives no UUID" $([ "$code" = 0 ] && [ "$out" = "3b:0.0 -" ]; echo $?)
-check "and says so in a debug line" \
-  $(tr -d '\r' <"$work/stderr6" | grep -qF 'debug: no NVIDIA UUIDs: nvml.dll could not be loaded from System32'; echo $?)
+check "uuids with device nodes but neither CUDA nor NVML exits 0, no UUID" \
+  $([ "$code" = 0 ] && [ "$(cat "$work/none-at-all.txt")" = "$t4 - -
+$a10 - -" ]; echo $?)
+cat "$work/none-at-all.txt" "$work/none-at-all.log"
+
 cp "$fake_nvml" "$WINEPREFIX/drive_c/windows/system32/nvml.dll"
-out=$("$wine" "$exe" nvml-uuids 3b:0.0 86:0.0 99:0.0 2>"$work/stderr7" | tr -d '\r')
+cp "$fake_nvcuda" "$WINEPREFIX/drive_c/windows/system32/nvcuda.dll"
+uuids cuda
 code=$?
-expected="3b:0.0 GPU-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e
-86:0.0 GPU-1a2b3c4d-6e7f-4a8b-9c0d-e1f2a3b4c5d6
-99:0.0 -"
-check "with the stand-in nvml.dll: the UUIDs matched by PCI address, in the order asked" \
-  $([ "$code" = 0 ] && [ "$out" = "$expected" ]; echo $?)
-[ "$out" = "$expected" ] || diff <(echo "$expected") <(echo "$out")
-check "an address NVML does not know is said in a debug line" \
-  $(tr -d '\r' <"$work/stderr7" | grep -qF 'debug: no UUID for PCI 99:0.0: nvmlDeviceGetHandleByPciBusId_v2 failed (NVML error 6)'; echo $?)
-check "list with nvml.dll present still succeeds, unchanged (no GPU device nodes under wine)" \
+check "CUDA lists the GPUs in the other order: each adapter its own UUID, by LUID" \
+  $([ "$code" = 0 ] && [ "$(cat "$work/cuda.txt")" = "$t4 $t4_uuid cuda-luid
+$a10 $a10_uuid cuda-luid" ]; echo $?)
+cat "$work/cuda.txt" "$work/cuda.log"
+
+uuids visible CUDA_VISIBLE_DEVICES=$a10_uuid
+code=$?
+check "CUDA_VISIBLE_DEVICES in dxshim's environment hides no GPU from it" \
+  $([ "$code" = 0 ] && [ "$(cat "$work/visible.txt")" = "$t4 $t4_uuid cuda-luid
+$a10 $a10_uuid cuda-luid" ] && grep -qF 'debug: CUDA_VISIBLE_DEVICES was set in this process: removed before cuInit' "$work/visible.log"; echo $?)
+
+uuids init-fails DXSHIM_FAKE_NVCUDA=init-fails
+code=$?
+check "cuInit failing: NVML by PCI address with the segment" \
+  $([ "$code" = 0 ] && [ "$(cat "$work/init-fails.txt")" = "$t4 $t4_uuid nvml-pci
+$a10 $a10_uuid nvml-pci" ]; echo $?)
+check "and the debug line says why CUDA gave nothing" \
+  $(grep -qF 'debug: no CUDA: cuInit failed (CUDA error 100)' "$work/init-fails.log"; echo $?)
+
+rm "$WINEPREFIX/drive_c/windows/system32/nvcuda.dll"
+uuids no-cuda
+code=$?
+check "nvcuda.dll absent: NVML by PCI address with the segment" \
+  $([ "$code" = 0 ] && [ "$(cat "$work/no-cuda.txt")" = "$t4 $t4_uuid nvml-pci
+$a10 $a10_uuid nvml-pci" ]; echo $?)
+check "and the debug line says CUDA is missing" \
+  $(grep -qF 'debug: no CUDA: nvcuda.dll could not be loaded from System32' "$work/no-cuda.log"; echo $?)
+
+uuids no-segment DXSHIM_FAKE_CFGMGR32=no-segment
+code=$?
+check "no segment known and two adapters at 0:0.0: neither gets a UUID" \
+  $([ "$code" = 0 ] && [ "$(cat "$work/no-segment.txt")" = "$t4 - -
+$a10 - -" ]; echo $?)
+check "and the debug line names the ambiguity" \
+  $(grep -qF 'debug: no UUID for adapter 0x00000000:0x0000d1a7 (NVIDIA Tesla T4): CUDA does not name its LUID, Windows does not say its PCI segment, and adapter 0x00000000:0x0000d1b8 (NVIDIA A10) share its PCI address 0:0.0: NVML could answer with another GPU' "$work/no-segment.log"; echo $?)
+cat "$work/no-segment.txt" "$work/no-segment.log"
+
+rm "$WINEPREFIX/drive_c/windows/system32/nvml.dll"
+check "list without the stand-in device nodes is what it was (the adapters skipped, no UUID)" \
   $([ "$("$wine" "$exe" list --output json 2>/dev/null | tr -d '\r')" = "$list_before" ]; echo $?)
-out=$(DXSHIM_FAKE_NVML=init-fails "$wine" "$exe" nvml-uuids 3b:0.0 86:0.0 2>"$work/stderr8" | tr -d '\r')
-code=$?
-check "a failing nvmlInit_v2 gives no UUID and exits 0" \
-  $([ "$code" = 0 ] && [ "$out" = "3b:0.0 -
-86:0.0 -" ]; echo $?)
-check "and says why" \
-  $(tr -d '\r' <"$work/stderr8" | grep -qF 'debug: no NVIDIA UUIDs: nvmlInit_v2 failed (NVML error 9)'; echo $?)
-check "list with a failing nvml.dll: unchanged" \
-  $([ "$(DXSHIM_FAKE_NVML=init-fails "$wine" "$exe" list --output json 2>/dev/null | tr -d '\r')" = "$list_before" ]; echo $?)
+"$wine" "$exe" nvml-uuids 3b:0.0 >/dev/null 2>&1
+check "the old nvml-uuids command is a usage error (exit 2)" $([ $? = 2 ]; echo $?)
 
 echo "$passes passed, $failures failed"
 [ "$failures" = 0 ]

@@ -1,12 +1,13 @@
 // A stand-in dxcore.dll for the wine tests. Wine has no DXCore and this machine has no GPU, so
 // the test installs this DLL into the Wine prefix's System32 and dxshim-devices.exe loads it the
-// way it loads the real one. It reports three adapters through the interfaces of
-// devices/windows/dxcore_api.h: an NVIDIA T4 (D3D12 graphics + core compute), the Microsoft Basic
-// Render Driver (software) and a compute-only (MCDM) accelerator. It proves the enumeration,
-// merging and skipping logic run; it cannot prove the real dxcore.dll's ABI (only a Windows node
-// can).
+// way it loads the real one. It reports four adapters through the interfaces of
+// devices/windows/dxcore_api.h: an NVIDIA T4 and an NVIDIA A10 (D3D12 graphics + core compute),
+// the Microsoft Basic Render Driver (software) and a compute-only (MCDM) accelerator. It proves the
+// enumeration, merging and skipping logic run; it cannot prove the real dxcore.dll's ABI (only a
+// Windows node can).
 #include <atomic>
 #include <cstring>
+#include <iterator>
 #include <new>
 
 #include "devices/windows/dxcore_api.h"
@@ -50,6 +51,14 @@ constexpr FakeAdapterData kAdapters[] = {
      192ull << 30,
      true,
      false,
+     true},
+    {{0x0000d1b8, 0},
+     {0x10de, 0x2236, 0x148210de, 0xa1},
+     "NVIDIA A10",
+     0x001f000f0e9cull,
+     24ull << 30,
+     true,
+     true,
      true},
 };
 
@@ -145,7 +154,7 @@ class AdapterList : public RefCounted<dx::IAdapterList> {
   bool STDMETHODCALLTYPE IsStale() override { return false; }
 
  private:
-  const FakeAdapterData* members_[3] = {};
+  const FakeAdapterData* members_[std::size(kAdapters)] = {};
   std::uint32_t count_ = 0;
 };
 
