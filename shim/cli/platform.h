@@ -22,7 +22,10 @@ class PipeBridges {
  public:
   // For serve: kubelet's pipe (only calls that came through it are admitted) and the runtime's.
   // Throws std::exception naming what cannot be served.
-  static std::unique_ptr<PipeBridges> ForServe(ProxyOptions& options, const std::string& sddl);
+  // `on_client` is told the program of each connection to kubelet's pipe (Windows only).
+  static std::unique_ptr<PipeBridges> ForServe(
+      ProxyOptions& options, const std::string& sddl,
+      std::function<void(const std::string& program)> on_client = nullptr);
   // For the device plugin: the runtime's pipe only (nothing is listened on).
   static std::unique_ptr<PipeBridges> ForPlugin(Endpoint& runtime);
   virtual ~PipeBridges() = default;

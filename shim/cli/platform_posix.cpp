@@ -11,8 +11,9 @@
 
 namespace dxshim {
 
-std::unique_ptr<PipeBridges> PipeBridges::ForServe(ProxyOptions& /*options*/,
-                                                   const std::string& /*sddl*/) {
+std::unique_ptr<PipeBridges> PipeBridges::ForServe(
+    ProxyOptions& /*options*/, const std::string& /*sddl*/,
+    std::function<void(const std::string& program)> /*on_client*/) {
   return std::make_unique<PipeBridges>();
 }
 

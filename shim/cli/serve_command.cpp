@@ -165,8 +165,17 @@ std::unique_ptr<device_plugin::PluginProcess> PluginFor(const config::ServeConfi
 // connect (the Windows service reports RUNNING then).
 int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& stop,
           const std::function<void()>& ready) {
-  std::unique_ptr<PipeBridges> pipes;
-  if (!Started([&] { pipes = PipeBridges::ForServe(options, cfg.pipe_sddl); })) return 1;
+  // Metrics (metrics-listen): counted from the start, served just before the CRI endpoint.
+  std::unique_ptr<metrics::Metrics> metrics;
+  if (!cfg.metrics_listen.empty()) metrics = std::make_unique<metrics::Metrics>();
+  std::unique_ptr<PipeBridges> pipes;  // after metrics: its accept thread counts clients there
+  // Each program that connects to kubelet's pipe is counted (dxshim install's proof that
+  // kubelet reached dxshim after a takeover).
+  std::function<void(const std::string&)> on_pipe_client;
+  if (metrics) on_pipe_client = [m = metrics.get()](const std::string& p) { m->PipeClient(p); };
+  if (!Started([&] { pipes = PipeBridges::ForServe(options, cfg.pipe_sddl, on_pipe_client); })) {
+    return 1;
+  }
   spdlog::info("{}", VersionLine());
   // Devices: one snapshot, refreshed in the background; never discovered on a request's path.
   // Which runtime files exist: noted at every read of the device source, checked at every
@@ -185,9 +194,6 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
                cfg.policy.max_containers_per_device, ToString(cfg.policy.placement));
 
   Ledger ledger(cfg.policy);
-  // Metrics (metrics-listen): counted from the start, served just before the CRI endpoint.
-  std::unique_ptr<metrics::Metrics> metrics;
-  if (!cfg.metrics_listen.empty()) metrics = std::make_unique<metrics::Metrics>();
   SandboxHandlers sandbox_handlers;
   RuntimeRecordPoller poller(options.runtime, cfg.resync_interval,
                              FeedLedger(ledger, &sandbox_handlers));

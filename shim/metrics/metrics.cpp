@@ -48,7 +48,12 @@ Metrics::Metrics()
                               .Name("dxshim_runtime_reconnects_total")
                               .Help("Times the runtime connection came back after it was lost")
                               .Register(*registry_)
-                              .Add({})) {
+                              .Add({})),
+      pipe_clients_(prometheus::BuildCounter()
+                        .Name("dxshim_pipe_clients_total")
+                        .Help("Connections to kubelet's named pipe, by the connecting program's "
+                              "file name (Windows; \"\" when it cannot be read)")
+                        .Register(*registry_)) {
   auto& decisions =
       prometheus::BuildCounter()
           .Name("dxshim_create_container_decisions_total")
@@ -123,6 +128,10 @@ std::string Metrics::Render() const {
   std::ostringstream out;
   prometheus::TextSerializer().Serialize(out, families);
   return out.str();
+}
+
+void Metrics::PipeClient(const std::string& program) {
+  pipe_clients_.Add({{"program", program}}).Increment();
 }
 
 }  // namespace dxshim::metrics

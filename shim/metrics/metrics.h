@@ -39,6 +39,8 @@ class Metrics final : public ProxyObserver {
   void Resync(bool ok, std::chrono::steady_clock::duration took);
   // The operator's endpoint closed a connection or refused a request (its thread).
   void HttpRefused(HttpRefusal refusal);
+  // A program (its file name) connected to kubelet's pipe (Windows; the pipe's accept thread).
+  void PipeClient(const std::string& program);
 
   bool runtime_connected() const { return runtime_connected_.load(); }
   // Families built at each scrape, added to the registry's.
@@ -57,6 +59,7 @@ class Metrics final : public ProxyObserver {
   prometheus::Gauge& last_resync_success_;
   prometheus::Gauge& runtime_connected_gauge_;
   prometheus::Counter& runtime_reconnects_;
+  prometheus::Family<prometheus::Counter>& pipe_clients_;
   std::atomic<bool> runtime_connected_{false};
   bool runtime_was_connected_ = false;  // relay thread only
   std::vector<std::function<std::vector<prometheus::MetricFamily>()>> collectors_;

@@ -2,6 +2,7 @@
 
 #include <sddl.h>
 
+#include <cctype>
 #include <stdexcept>
 
 #include "devices/windows/wide_text.h"
@@ -9,6 +10,29 @@
 namespace dxshim::windows {
 
 using devices::windows::Widen;
+
+namespace {
+
+// The file name of the program at the other end of a connected pipe instance, lower case.
+std::string ClientProgram(HANDLE pipe) {
+  ULONG pid = 0;
+  if (!GetNamedPipeClientProcessId(pipe, &pid)) return "";
+  const HANDLE process = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
+  if (!process) return "";
+  wchar_t path[MAX_PATH * 2];
+  DWORD size = MAX_PATH * 2;
+  std::string name;
+  if (QueryFullProcessImageNameW(process, 0, path, &size)) {
+    name = devices::windows::Narrow(path, size);
+    const auto slash = name.find_last_of("\\/");
+    if (slash != std::string::npos) name = name.substr(slash + 1);
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  CloseHandle(process);
+  return name;
+}
+
+}  // namespace
 
 PipeAcceptor::PipeAcceptor(std::string pipe_path, std::string sddl,
                            std::function<SOCKET()> dial_backend)
@@ -84,6 +108,7 @@ void PipeAcceptor::AcceptLoop(HANDLE listening) {
     DWORD create_error = 0;
     listening = CreateInstance(false, create_error);
     if (client == INVALID_HANDLE_VALUE) continue;
+    if (on_client_) on_client_(ClientProgram(client));
     const SOCKET backend = dial_backend_();
     if (backend == INVALID_SOCKET) {
       DisconnectNamedPipe(client);

@@ -35,6 +35,11 @@ class PipeAcceptor {
   // Stops accepting, closes every bridged connection, joins every thread. Idempotent.
   void Stop();
   std::size_t active_connections() { return bridges_.active(); }
+  // Called with the client's program file name (kubelet.exe, ctr.exe; "" when it cannot be
+  // read) for each connection, on the accepting thread. Set before Start.
+  void set_on_client(std::function<void(const std::string&)> on_client) {
+    on_client_ = std::move(on_client);
+  }
   // The live bridges' connections to the backend: the gRPC server admits a call only over one
   // of them (own_connections.h), so a local process that connects to the loopback port itself,
   // around the pipe's security descriptor, is refused.
@@ -47,6 +52,7 @@ class PipeAcceptor {
   std::wstring path_;
   std::string sddl_;
   std::function<SOCKET()> dial_backend_;
+  std::function<void(const std::string&)> on_client_;
   SECURITY_ATTRIBUTES security_{};
   HANDLE stop_ = nullptr;
   std::thread thread_;

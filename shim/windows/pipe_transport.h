@@ -43,6 +43,11 @@ class PipeTransport {
   // Once the gRPC server listens on `grpc_port`: opens the pipe. Throws std::runtime_error (an
   // invalid SDDL, the pipe name served by another process).
   void Listen(int grpc_port);
+  // Told the program of each client of the listening pipe (PipeAcceptor::set_on_client); before
+  // Listen.
+  void OnClient(std::function<void(const std::string&)> on_client) {
+    if (acceptor_) acceptor_->set_on_client(std::move(on_client));
+  }
   // Closes the pipe and the forwarder and every bridged connection. Idempotent.
   void Stop();
 

@@ -1,0 +1,187 @@
+#include "shim/cli/install_command.h"
+
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <sstream>
+
+#include "devices/device_source.h"
+#include "devices/make_device_source.h"
+#include "devices/node_labels.h"
+#include "shim/node/config_file_edit.h"
+#include "shim/node/installer.h"
+
+#ifdef _WIN32
+#include <windows.h>
+
+#include "devices/windows/wide_text.h"
+#include "shim/windows/windows_node_system.h"
+#endif
+
+namespace dxshim {
+namespace {
+
+namespace po = boost::program_options;
+
+void Say(const std::string& line) { std::cout << line << std::endl; }
+
+// The node's GPU labels as `dxshim devices --output labels` prints them.
+std::vector<std::string> GpuLabels() {
+  const auto source = devices::MakeDeviceSource("auto", "/sys");
+  const auto found = devices::SelectUsable(source->Load(), false, false);
+  std::istringstream lines(devices::FormatLabelLines(devices::NodeLabels(found)));
+  std::vector<std::string> labels;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) labels.push_back(line);
+  }
+  return labels;
+}
+
+std::vector<std::string> SplitComma(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+#ifdef _WIN32
+std::string ThisProgram() {
+  wchar_t path[32768];
+  const DWORD n = GetModuleFileNameW(nullptr, path, 32768);
+  return devices::windows::Narrow(path, n);
+}
+#endif
+
+}  // namespace
+
+int RunInstall(int argc, char** argv) {
+  po::options_description desc(
+      "dxshim install [options]\n\n"
+      "Puts dxshim between this Windows node's kubelet and containerd: installs the dxshim\n"
+      "service, finds how kubelet is launched (a service running kubelet.exe, NSSM with\n"
+      "kubeadm's or AKS's script, rke2) and changes the runtime endpoint where that launcher\n"
+      "reads it, or takes over containerd's pipe. Restarts only what the change needs, proves\n"
+      "on the live node that kubelet uses dxshim, and rolls back otherwise.\n\nOptions");
+  desc.add_options()("help,h", "show this help")(
+      "config", po::value<std::string>()->default_value("%ProgramData%\\dxshim\\dxshim.yaml"),
+      "dxshim's configuration file (its `listen` is kubelet's new endpoint)")(
+      "endpoint", po::value<std::string>()->default_value(""),
+      "kubelet's new endpoint (default: the configuration's `listen`)")(
+      "mode", po::value<std::string>()->default_value("auto"),
+      "auto, endpoint (change kubelet's endpoint) or takeover (dxshim serves containerd's pipe, "
+      "containerd moves); auto takes over only where the launcher's own script sets the endpoint")(
+      "service-only", po::bool_switch(), "install and start the dxshim service alone: kubelet and "
+      "containerd are not touched (point kubelet at dxshim at bootstrap instead)")(
+      "dry-run", po::bool_switch(), "print what would change; change nothing")(
+      "record", po::value<std::string>()->default_value("%ProgramData%\\dxshim\\install-record.json"),
+      "where what install changes is recorded (uninstall undoes exactly that)")(
+      "service-name", po::value<std::string>()->default_value("dxshim"), "dxshim's service")(
+      "takeover-pipe", po::value<std::string>()->default_value("\\\\.\\pipe\\containerd-behind-dxshim"),
+      "takeover: the pipe containerd moves to")(
+      "containerd-config", po::value<std::string>()->default_value(""),
+      "takeover: containerd's config.toml (default: the containerd service's --config, else "
+      "C:\\Program Files\\containerd\\config.toml)")(
+      "node-labels", po::value<std::string>()->default_value("auto"),
+      "GPU labels for kubelet's --node-labels: auto (this node's GPUs, as `dxshim devices "
+      "--output labels`), none, or key=value,...")(
+      "proof-timeout", po::value<int>()->default_value(180),
+      "seconds to wait for the proof that kubelet uses dxshim")(
+      "service-timeout", po::value<int>()->default_value(90),
+      "seconds to wait for a service to start or stop");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const std::exception& e) {
+    std::cerr << "dxshim install: " << e.what() << "\n";
+    return node::kUsage;
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+#ifndef _WIN32
+  std::cerr << "dxshim install: runs on Windows nodes (the service manager and the registry); "
+               "on Linux see deploy/linux/README.md\n";
+  return node::kUsage;
+#else
+  auto system = windows::MakeWindowsNodeSystem();
+  node::InstallOptions o;
+  o.say = Say;
+  o.mode = vm["mode"].as<std::string>();
+  o.service_only = vm["service-only"].as<bool>();
+  o.dry_run = vm["dry-run"].as<bool>();
+  o.record_path = system->ExpandEnvironment(vm["record"].as<std::string>());
+  o.plan.service = vm["service-name"].as<std::string>();
+  o.plan.dxshim_config = system->ExpandEnvironment(vm["config"].as<std::string>());
+  o.plan.takeover_pipe = vm["takeover-pipe"].as<std::string>();
+  o.plan.containerd_config = vm["containerd-config"].as<std::string>();
+  o.proof_timeout = std::chrono::seconds(vm["proof-timeout"].as<int>());
+  o.service_timeout = std::chrono::seconds(vm["service-timeout"].as<int>());
+  const auto config = system->ReadFile(o.plan.dxshim_config);
+  if (!config) {
+    std::cerr << "dxshim install: the configuration " << o.plan.dxshim_config << " does not exist\n";
+    return node::kUsage;
+  }
+  try {
+    if (const auto listen = node::ReadTopLevelString(*config, "listen")) {
+      o.plan.dxshim_endpoint = *listen;
+    }
+    if (!vm["endpoint"].as<std::string>().empty()) {
+      o.plan.dxshim_endpoint = vm["endpoint"].as<std::string>();
+    }
+    const std::string labels = vm["node-labels"].as<std::string>();
+    if (labels == "auto") {
+      o.plan.node_labels = GpuLabels();
+    } else if (labels != "none") {
+      o.plan.node_labels = SplitComma(labels);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "dxshim install: " << e.what() << "\n";
+    return node::kUsage;
+  }
+  o.dxshim_command_line = "\"" + ThisProgram() + "\" serve --config \"" + o.plan.dxshim_config + "\"";
+  return node::Install(*system, o);
+#endif
+}
+
+int RunUninstall(int argc, char** argv) {
+  po::options_description desc(
+      "dxshim uninstall [options]\n\n"
+      "Undoes what `dxshim install` recorded, only while every value is still the one install\n"
+      "wrote; restarts what the change needs and removes the dxshim service if install made it.\n\n"
+      "Options");
+  desc.add_options()("help,h", "show this help")(
+      "record", po::value<std::string>()->default_value("%ProgramData%\\dxshim\\install-record.json"),
+      "the install record")(
+      "service-name", po::value<std::string>()->default_value("dxshim"), "dxshim's service")(
+      "service-timeout", po::value<int>()->default_value(90),
+      "seconds to wait for a service to start or stop");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const std::exception& e) {
+    std::cerr << "dxshim uninstall: " << e.what() << "\n";
+    return node::kUsage;
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+#ifndef _WIN32
+  std::cerr << "dxshim uninstall: runs on Windows nodes\n";
+  return node::kUsage;
+#else
+  auto system = windows::MakeWindowsNodeSystem();
+  node::UninstallOptions o;
+  o.say = Say;
+  o.service = vm["service-name"].as<std::string>();
+  o.record_path = system->ExpandEnvironment(vm["record"].as<std::string>());
+  o.service_timeout = std::chrono::seconds(vm["service-timeout"].as<int>());
+  return node::Uninstall(*system, o);
+#endif
+}
+
+}  // namespace dxshim

@@ -1,0 +1,123 @@
+#include "shim/node/kubelet_proof.h"
+
+#include <algorithm>
+#include <regex>
+
+#include "shim/node/command_line.h"
+#include "shim/node/config_file_edit.h"
+#include "shim/node/kubelet_flags.h"
+#include "shim/node/kubelet_launch.h"
+
+namespace dxshim::node {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+Proof Check(NodeSystem& node, const ProofTarget& target) {
+  std::vector<ProcessInfo> kubelets;
+  for (auto& process : node.Processes()) {
+    if (FileNameOf(process.program) == "kubelet.exe") kubelets.push_back(process);
+  }
+  if (kubelets.empty()) return {false, "no kubelet.exe process runs"};
+  const std::string wanted = PipePathOf(target.kubelet_endpoint);
+  for (const auto& kubelet : kubelets) {
+    if (kubelet.command_line.empty()) {
+      return {false, "kubelet.exe (pid " + std::to_string(kubelet.pid) +
+                         ")'s command line cannot be read"};
+    }
+    std::string live;
+    try {
+      live = LiveKubeletEndpoint(node, kubelet.command_line);
+    } catch (const NodeError& e) {
+      return {false, e.what()};
+    }
+    if (PipePathOf(live) != wanted) {
+      return {false, "the running kubelet.exe (pid " + std::to_string(kubelet.pid) + ") uses " + live +
+                         ", not " + target.kubelet_endpoint};
+    }
+  }
+  std::string seen = "the running kubelet.exe (pid " + std::to_string(kubelets.front().pid) +
+                     ") uses " + target.kubelet_endpoint;
+  if (!target.dxshim_service.empty()) {
+    const auto service = node.Service(target.dxshim_service);
+    const auto server = node.PipeServer(PipePathOf(target.kubelet_endpoint));
+    if (!service || !service->running || !server || *server != service->pid) {
+      return {false, PipePathOf(target.kubelet_endpoint) + " is not served by the " +
+                         target.dxshim_service + " service" +
+                         (server ? " (its server is pid " + std::to_string(*server) + ")" : "")};
+    }
+    const auto colon = target.metrics_address.rfind(':');
+    if (colon == std::string::npos) {
+      return {false, "dxshim's metrics endpoint is off (metrics-listen): the calls it relays "
+                     "for kubelet cannot be counted"};
+    }
+    const auto metrics = node.HttpGet(target.metrics_address.substr(0, colon),
+                                      std::stoi(target.metrics_address.substr(colon + 1)),
+                                      "/metrics", std::chrono::seconds(5));
+    static const std::regex kCount(
+        R"re((^|\n)dxshim_pipe_clients_total\{program="kubelet\.exe"\} ([0-9.e+]+))re");
+    std::smatch match;
+    if (!metrics || metrics->status != 200 || !std::regex_search(metrics->body, match, kCount) ||
+        std::stod(match[2].str()) < 1) {
+      return {false, "dxshim has not yet relayed a connection from kubelet.exe (" +
+                         target.metrics_address + "/metrics)"};
+    }
+    seen += ", served by " + target.dxshim_service + " (pid " + std::to_string(service->pid) +
+            "), which has relayed kubelet's calls";
+  }
+  const auto health = KubeletHealthy(node, target);
+  if (!health.ok) return health;
+  return {true, seen + "; " + health.what};
+}
+
+}  // namespace
+
+std::string LiveKubeletEndpoint(NodeSystem& node, const std::string& command_line) {
+  const auto words = SplitCommandLine(command_line);
+  if (const auto flag = FindFlag(words, "container-runtime-endpoint", 1)) return flag->value;
+  std::optional<std::string> endpoint;
+  const auto read = [&](const std::string& path) {
+    const auto text = node.ReadFile(NodePath(node, path));
+    if (!text) throw NodeError("kubelet's config file " + path + " does not exist");
+    try {
+      if (auto value = ReadTopLevelString(*text, "containerRuntimeEndpoint")) endpoint = value;
+    } catch (const std::exception& e) {
+      throw NodeError("kubelet's config file " + path + ": " + e.what());
+    }
+  };
+  if (const auto config = FindFlag(words, "config", 1)) read(config->value);
+  if (const auto dir = FindFlag(words, "config-dir", 1)) {
+    const std::string folder = NodePath(node, dir->value);
+    for (const auto& name : node.ListFiles(folder)) {
+      if (name.size() > 5 && name.substr(name.size() - 5) == ".conf") read(folder + "\\" + name);
+    }
+  }
+  return endpoint.value_or(kKubeletDefaultEndpoint);
+}
+
+Proof KubeletHealthy(NodeSystem& node, const ProofTarget& target) {
+  const std::string address = target.healthz_address == "0.0.0.0" || target.healthz_address.empty()
+                                  ? "127.0.0.1"
+                                  : target.healthz_address;
+  const auto answer = node.HttpGet(address, target.healthz_port, "/healthz", std::chrono::seconds(5));
+  const std::string where = "http://" + address + ":" + std::to_string(target.healthz_port) + "/healthz";
+  if (!answer) return {false, "kubelet's " + where + " does not answer"};
+  if (answer->status != 200 || answer->body != "ok") {
+    return {false, "kubelet's " + where + " answers " + std::to_string(answer->status) + " " +
+                       answer->body.substr(0, 200)};
+  }
+  return {true, "its " + where + " answers ok"};
+}
+
+Proof ProveKubeletUses(NodeSystem& node, const ProofTarget& target, milliseconds timeout) {
+  const auto deadline = steady_clock::now() + timeout;
+  Proof last;
+  while (true) {
+    last = Check(node, target);
+    if (last.ok || steady_clock::now() >= deadline) return last;
+    node.Sleep(milliseconds(1000));
+  }
+}
+
+}  // namespace dxshim::node

@@ -1,0 +1,150 @@
+// An in-memory Windows node for the installer's unit tests: registry values, files, services with
+// a start count, processes and pipes. A stand-in for what Linux cannot have (the registry and
+// the service manager); the same installer runs against wine's real ones in
+// tests/windows/node_install_test.sh. `on_start` plays the launcher: it is called when a service
+// starts and may start processes (kubelet.exe with the command line its launcher builds) and
+// serve pipes.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "shim/node/node_system.h"
+
+namespace dxshim::node::test {
+
+class FakeNode : public NodeSystem {
+ public:
+  struct FakeService {
+    ServiceState state;
+    int starts = 0;
+    int stops = 0;
+  };
+
+  std::map<std::string, RegistryString> registry;  // "KEY\\NAME" (lower case key)
+  std::map<std::string, std::string> files;
+  std::map<std::string, FakeService> services;  // lower-case name
+  std::vector<ProcessInfo> processes;
+  std::map<std::string, std::uint32_t> pipes;  // lower-case pipe path -> server pid
+  std::map<std::string, HttpAnswer> http;      // "host:port/path"
+  std::function<void(FakeNode&, const std::string&)> on_start;
+  std::function<void(FakeNode&, const std::string&)> on_stop;
+  std::uint32_t next_pid = 1000;
+
+  static std::string Lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+  }
+  static std::string RegistryName(const std::string& key, const std::string& name) {
+    return Lower(key) + "\\" + name;
+  }
+  void AddService(const std::string& name, const std::string& command_line,
+                  std::vector<std::string> dependencies = {}, bool running = true) {
+    auto& s = services[Lower(name)];
+    s.state.command_line = command_line;
+    s.state.dependencies = std::move(dependencies);
+    if (running) {
+      s.state.running = true;
+      s.state.pid = next_pid++;
+      if (on_start) on_start(*this, Lower(name));
+    }
+  }
+  FakeService& service(const std::string& name) { return services.at(Lower(name)); }
+  void KillProgram(const std::string& program) {
+    std::erase_if(processes, [&](const ProcessInfo& p) { return Lower(p.program) == Lower(program); });
+  }
+
+  std::optional<RegistryString> ReadRegistry(const std::string& key, const std::string& name) override {
+    const auto it = registry.find(RegistryName(key, name));
+    return it == registry.end() ? std::nullopt : std::optional(it->second);
+  }
+  void WriteRegistry(const std::string& key, const std::string& name,
+                     const RegistryString& value) override {
+    registry[RegistryName(key, name)] = value;
+  }
+  std::optional<std::string> ReadFile(const std::string& path) override {
+    const auto it = files.find(path);
+    return it == files.end() ? std::nullopt : std::optional(it->second);
+  }
+  void WriteFile(const std::string& path, const std::string& bytes) override { files[path] = bytes; }
+  void RemoveFile(const std::string& path) override { files.erase(path); }
+  std::vector<std::string> ListFiles(const std::string& folder) override {
+    std::vector<std::string> names;
+    for (const auto& [path, bytes] : files) {
+      if (path.rfind(folder + "\\", 0) == 0 && path.find('\\', folder.size() + 1) == std::string::npos) {
+        names.push_back(path.substr(folder.size() + 1));
+      }
+    }
+    return names;
+  }
+  std::optional<ServiceState> Service(const std::string& name) override {
+    const auto it = services.find(Lower(name));
+    return it == services.end() ? std::nullopt : std::optional(it->second.state);
+  }
+  void RegisterService(const ServiceSpec& spec) override {
+    if (services.count(Lower(spec.name))) throw NodeError("service " + spec.name + " exists");
+    AddService(spec.name, spec.command_line, spec.dependencies, false);
+  }
+  void UnregisterService(const std::string& name) override {
+    if (!services.erase(Lower(name))) throw NodeError("no service " + name);
+  }
+  void SetServiceCommandLine(const std::string& name, const std::string& line) override {
+    services.at(Lower(name)).state.command_line = line;
+  }
+  void SetServiceDependencies(const std::string& name, const std::vector<std::string>& d) override {
+    services.at(Lower(name)).state.dependencies = d;
+  }
+  void StartAndWait(const std::string& name, std::chrono::milliseconds) override {
+    auto& s = services.at(Lower(name));
+    if (s.state.running) return;
+    s.state.running = true;
+    s.state.pid = next_pid++;
+    ++s.starts;
+    if (on_start) on_start(*this, Lower(name));
+  }
+  void StopAndWait(const std::string& name, std::chrono::milliseconds) override {
+    auto& s = services.at(Lower(name));
+    // The service manager refuses to stop a service whose dependents run.
+    for (const auto& [other, o] : services) {
+      if (!o.state.running) continue;
+      for (const auto& d : o.state.dependencies) {
+        if (Lower(d) == Lower(name)) {
+          throw NodeError("cannot stop " + name + ": " + other + " depends on it and runs");
+        }
+      }
+    }
+    if (!s.state.running) return;
+    s.state.running = false;
+    s.state.pid = 0;
+    ++s.stops;
+    if (on_stop) on_stop(*this, Lower(name));
+  }
+  std::vector<ProcessInfo> Processes() override { return processes; }
+  std::optional<std::uint32_t> PipeServer(const std::string& pipe) override {
+    const auto it = pipes.find(Lower(pipe));
+    return it == pipes.end() ? std::nullopt : std::optional(it->second);
+  }
+  std::optional<HttpAnswer> HttpGet(const std::string& host, int port, const std::string& path,
+                                    std::chrono::milliseconds) override {
+    const auto it = http.find(host + ":" + std::to_string(port) + path);
+    return it == http.end() ? std::nullopt : std::optional(it->second);
+  }
+  void Sleep(std::chrono::milliseconds) override {}
+  std::string ExpandEnvironment(const std::string& text) override {
+    std::string out = text;
+    for (const auto& [name, value] : std::map<std::string, std::string>{
+             {"%SystemDrive%", "C:"}, {"%ProgramData%", "C:\\ProgramData"},
+             {"%ProgramFiles%", "C:\\Program Files"}, {"%SystemRoot%", "C:\\Windows"}}) {
+      for (auto at = out.find(name); at != std::string::npos; at = out.find(name)) {
+        out.replace(at, name.size(), value);
+      }
+    }
+    return out;
+  }
+};
+
+}  // namespace dxshim::node::test
