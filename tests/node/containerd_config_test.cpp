@@ -1,0 +1,182 @@
+// containerd's config.toml (version 2 and 3 shapes) has its [grpc] address read and set: in
+// place (basic or literal string), as a new first key of an existing [grpc], or as a new [grpc]
+// table; comments, multi-line values and strings that look like tables are not mistaken for
+// tables; edits are idempotent and self-checked, and unreadable forms are refused by line.
+#include "shim/node/containerd_config.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "shim/node/command_line.h"
+
+namespace dxshim::node {
+namespace {
+
+std::string ErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const EditError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+bool Has(const std::string& text, std::string_view part) {
+  return text.find(part) != std::string::npos;
+}
+
+constexpr std::string_view kPipe = R"(\\.\pipe\dxshim-containerd)";
+
+std::string Set(std::string_view toml, std::string_view pipe = kPipe) {
+  const std::string out = SetGrpcAddress(toml, pipe);
+  EXPECT_EQ(SetGrpcAddress(out, pipe), out) << "not idempotent";
+  EXPECT_EQ(ReadGrpcAddress(out), std::optional<std::string>(pipe));
+  return out;
+}
+
+const std::string kVersion2 = R"(version = 2
+root = "C:\\ProgramData\\containerd\\root"
+state = "C:\\ProgramData\\containerd\\state"
+
+[grpc]
+  address = "\\\\.\\pipe\\containerd-containerd" # the default
+  max_recv_message_size = 16777216
+
+[plugins]
+  [plugins."io.containerd.grpc.v1.cri"]
+    sandbox_image = "mcr.microsoft.com/oss/kubernetes/pause:3.9"
+    [plugins."io.containerd.grpc.v1.cri".cni]
+      bin_dir = "C:\\Program Files\\containerd\\cni\\bin"
+)";
+
+TEST(NodeContainerdConfig, ReadsTheVersion2Address) {
+  EXPECT_EQ(ReadGrpcAddress(kVersion2), R"(\\.\pipe\containerd-containerd)");
+  EXPECT_EQ(kContainerdDefaultPipe, R"(\\.\pipe\containerd-containerd)");
+}
+
+TEST(NodeContainerdConfig, SetsABasicStringInPlace) {
+  std::string expected = kVersion2;
+  expected.replace(expected.find(R"("\\\\.\\pipe\\containerd-containerd")"),
+                   std::string_view(R"("\\\\.\\pipe\\containerd-containerd")").size(),
+                   R"("\\\\.\\pipe\\dxshim-containerd")");
+  EXPECT_EQ(Set(kVersion2), expected);
+  EXPECT_EQ(SetGrpcAddress(kVersion2, kContainerdDefaultPipe), kVersion2);
+}
+
+const std::string kVersion3 =
+    "version = 3\r\n"
+    "root = 'C:\\ProgramData\\containerd\\root'\r\n"
+    "\r\n"
+    "[grpc]\r\n"
+    "  address = '\\\\.\\pipe\\containerd-containerd'\r\n"
+    "  uid = 0\r\n"
+    "\r\n"
+    "[plugins.'io.containerd.cri.v1.runtime']\r\n"
+    "  enable_selinux = false\r\n";
+
+TEST(NodeContainerdConfig, KeepsALiteralStringAndCrlf) {
+  EXPECT_EQ(ReadGrpcAddress(kVersion3), R"(\\.\pipe\containerd-containerd)");
+  EXPECT_EQ(Set(kVersion3),
+            "version = 3\r\n"
+            "root = 'C:\\ProgramData\\containerd\\root'\r\n"
+            "\r\n"
+            "[grpc]\r\n"
+            "  address = '\\\\.\\pipe\\dxshim-containerd'\r\n"
+            "  uid = 0\r\n"
+            "\r\n"
+            "[plugins.'io.containerd.cri.v1.runtime']\r\n"
+            "  enable_selinux = false\r\n");
+  // A path a literal string cannot carry is written as a basic string.
+  EXPECT_EQ(Set("[grpc]\naddress = 'x'", R"(\\.\pipe\it's)"),
+            R"([grpc]
+address = "\\\\.\\pipe\\it's")");
+}
+
+TEST(NodeContainerdConfig, InsertsTheAddressIntoAnExistingGrpcTable) {
+  EXPECT_EQ(Set("version = 2\n\n[grpc] # the CRI endpoint\n  max_recv_message_size = 16777216\n"
+                "  uid = 0\n\n[ttrpc]\n  address = \"\"\n"),
+            "version = 2\n\n[grpc] # the CRI endpoint\n"
+            "  address = \"\\\\\\\\.\\\\pipe\\\\dxshim-containerd\"\n"
+            "  max_recv_message_size = 16777216\n  uid = 0\n\n[ttrpc]\n  address = \"\"\n");
+  EXPECT_EQ(Set("version = 2\r\n[grpc]\r\n[debug]\r\n    level = \"info\"\r\n"),
+            "version = 2\r\n[grpc]\r\n"
+            "    address = \"\\\\\\\\.\\\\pipe\\\\dxshim-containerd\"\r\n"
+            "[debug]\r\n    level = \"info\"\r\n");
+  EXPECT_EQ(Set("[grpc]"), "[grpc]\naddress = \"\\\\\\\\.\\\\pipe\\\\dxshim-containerd\"");
+  EXPECT_EQ(Set("[ \"grpc\" ]\n"),
+            "[ \"grpc\" ]\naddress = \"\\\\\\\\.\\\\pipe\\\\dxshim-containerd\"\n");
+}
+
+TEST(NodeContainerdConfig, AppendsAGrpcTable) {
+  EXPECT_FALSE(ReadGrpcAddress("version = 2\n[plugins]\n  x = 1\n"));
+  EXPECT_EQ(Set("version = 2\n\n[plugins]\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n"
+                "    sandbox_image = \"pause:3.9\"\n"),
+            "version = 2\n\n[plugins]\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n"
+            "    sandbox_image = \"pause:3.9\"\n\n[grpc]\n"
+            "    address = \"\\\\\\\\.\\\\pipe\\\\dxshim-containerd\"\n");
+  EXPECT_EQ(Set("version = 3\r\nroot = 'C:\\x'"),
+            "version = 3\r\nroot = 'C:\\x'\r\n\r\n[grpc]\r\n"
+            "address = \"\\\\\\\\.\\\\pipe\\\\dxshim-containerd\"\r\n");
+  EXPECT_EQ(Set(""), "[grpc]\naddress = \"\\\\\\\\.\\\\pipe\\\\dxshim-containerd\"\n");
+  EXPECT_EQ(
+      Set("[grpc.tcp]\n  x = 1\n\n"),
+      "[grpc.tcp]\n  x = 1\n\n[grpc]\n  address = \"\\\\\\\\.\\\\pipe\\\\dxshim-containerd\"\n");
+}
+
+TEST(NodeContainerdConfig, CommentsArraysAndStringsAreNotTables) {
+  const std::string toml =
+      "# [grpc]\n"
+      "# address = 'commented'\n"
+      "version = 2\n"
+      "motd = \"\"\"\n"
+      "[grpc]\n"
+      "address = 'inside a string'\n"
+      "\"\"\"\n"
+      "[plugins.\"io.containerd.grpc.v1.cri\".registry]\n"
+      "  mirrors = [\n"
+      "    \"a\", # first\n"
+      "    [\"[grpc]\", 'b'],\n"
+      "  ]\n"
+      "  headers = { x = \"[grpc]\", y = [1, 2] }\n"
+      "  when = 1979-05-27 07:32:00Z\n"
+      "[grpc]\n"
+      "  address = \"\\\\\\\\.\\\\pipe\\\\c\"  # real\n";
+  EXPECT_EQ(ReadGrpcAddress(toml), R"(\\.\pipe\c)");
+  std::string expected = toml;
+  const std::string_view old = "\\\\\\\\.\\\\pipe\\\\c";
+  expected.replace(expected.rfind(old), old.size(), "\\\\\\\\.\\\\pipe\\\\dxshim-containerd");
+  EXPECT_EQ(Set(toml), expected);
+}
+
+TEST(NodeContainerdConfig, DecodesEscapes) {
+  EXPECT_EQ(ReadGrpcAddress("[grpc]\naddress = \"\\u005c\\u005C.\\\\pipe\\\\x\\t\"\n"),
+            "\\\\.\\pipe\\x\t");
+}
+
+TEST(NodeContainerdConfig, RefusesWhatItCannotReadSafely) {
+  EXPECT_TRUE(Has(ErrorOf([] { Set("version = 2\ngrpc.address = \"x\"\n"); }),
+                  "line 2: grpc is set by a dotted key"));
+  EXPECT_TRUE(Has(ErrorOf([] { Set("grpc = { address = \"x\" }\n"); }),
+                  "line 1: grpc is set as a value (an inline table?)"));
+  EXPECT_TRUE(Has(ErrorOf([] { Set("[grpc]\n[x]\n[grpc]\n"); }),
+                  "line 3: [grpc] is defined a second time"));
+  EXPECT_TRUE(Has(ErrorOf([] { Set("[grpc]\naddress = 'a'\naddress = 'b'\n"); }),
+                  "line 3: [grpc] address is set a second time"));
+  EXPECT_TRUE(Has(ErrorOf([] { Set("[[grpc]]\n"); }), "array of tables"));
+  EXPECT_TRUE(
+      Has(ErrorOf([] { Set("[grpc]\naddress = 5\n"); }), "line 2: [grpc] address is not a string"));
+  EXPECT_TRUE(Has(ErrorOf([] { Set("[grpc]\naddress = '''x'''\n"); }), "multi-line string"));
+  EXPECT_TRUE(Has(ErrorOf([] { Set("[grpc]\naddress = \"x\n"); }), "line 2: unterminated string"));
+  EXPECT_TRUE(Has(ErrorOf([] { Set("[grpc\n"); }), "line 1: a table header without"));
+  EXPECT_TRUE(Has(ErrorOf([] { Set("a = 1 b = 2\n"); }), "line 1: unexpected text"));
+  EXPECT_TRUE(Has(ErrorOf([] { Set("x = [1, 2\n"); }), "line 1: an array without"));
+  EXPECT_TRUE(
+      Has(ErrorOf([] { ReadGrpcAddress("just words\n"); }), "line 1: expected `key = value`"));
+  EXPECT_TRUE(
+      Has(ErrorOf([] { ReadGrpcAddress("[grpc]\naddress = \"\\q\"\n"); }), "unknown escape"));
+}
+
+}  // namespace
+}  // namespace dxshim::node

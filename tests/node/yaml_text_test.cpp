@@ -1,0 +1,87 @@
+// YAML text helpers: byte offsets of nodes (past a byte-order mark and multi-byte characters), the
+// exact span of plain and quoted scalars, scalars written in a preferred style only when that style
+// reads back as the same string, and deep comparison of documents.
+#include "shim/node/yaml_text.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "shim/node/command_line.h"
+
+namespace dxshim::node {
+namespace {
+
+std::string SpanText(std::string_view text, std::string_view key, bool flow = false) {
+  const YamlDocument doc = ParseYaml(text, "test");
+  const std::optional<YamlEntry> entry = FindEntry(doc.root, key, "test", doc);
+  const ScalarSpan span = ScalarSpanOf(doc, entry->value, flow, "test");
+  return std::string(text.substr(span.begin, span.end - span.begin));
+}
+
+TEST(NodeYamlText, SpansAreBytesPastBomAndMultiByteCharacters) {
+  EXPECT_EQ(SpanText("\xEF\xBB\xBF# gr\xC3\xB6\xC3\x9F"
+                     "e \xE2\x9C\x93 \xF0\x9F\x98\x80\na: \"x\\\"y\"  # c\n",
+                     "a"),
+            "\"x\\\"y\"");
+  EXPECT_EQ(SpanText("n: \xC3\xA9t\xC3\xA9\nb: 'it''s' # c\r\n", "b"), "'it''s'");
+  EXPECT_EQ(SpanText("b: plain text here   # comment\n", "b"), "plain text here");
+  EXPECT_EQ(SpanText("b: a#b\n", "b"), "a#b");
+  EXPECT_EQ(SpanText("{\"x\": {\"b\": 1}, \"b\": c, \"d\": 2}", "b", true), "c");
+}
+
+TEST(NodeYamlText, FormatScalarKeepsThePreferredStyleWhenItCan) {
+  EXPECT_EQ(FormatScalar("npipe://./pipe/x", ScalarStyle::kPlain, false), "npipe://./pipe/x");
+  EXPECT_EQ(FormatScalar("a,b", ScalarStyle::kPlain, false), "a,b");
+  EXPECT_EQ(FormatScalar("a,b", ScalarStyle::kPlain, true), "'a,b'");
+  EXPECT_EQ(FormatScalar("-x", ScalarStyle::kPlain, false), "-x");
+  for (const std::string word :
+       {"yes", "No", "ON", "null", "~", "",   "12", "-1", ".5",   ".inf", "- x", "#x", "*x",
+        "&x",  "!x", "|",  ">",    "'", "\"", "@x", "%x", "a: b", "a #b", "a:",  " a", "a "}) {
+    EXPECT_NE(FormatScalar(word, ScalarStyle::kPlain, false), word) << word;
+  }
+  EXPECT_EQ(FormatScalar("x", ScalarStyle::kSingleQuoted, false), "'x'");
+  EXPECT_EQ(FormatScalar("x", ScalarStyle::kDoubleQuoted, false), "\"x\"");
+  EXPECT_EQ(FormatScalar("a\tb", ScalarStyle::kSingleQuoted, false), "\"a\\tb\"");
+  EXPECT_EQ(JsonString("\x01\\\"\n"), "\"\\u0001\\\\\\\"\\n\"");
+}
+
+TEST(NodeYamlText, FormattedScalarsReadBackUnchanged) {
+  for (const std::string value :
+       {"plain", "true", "a: b", "it's", "C:\\k\\x", "\\\\.\\pipe\\x", "a\nb", "", " x ", "#",
+        "[a]", "{a}", "a,b", "\x7f", "caf\xC3\xA9", "1e3", "0x10", "- ", "? x"}) {
+    for (const ScalarStyle style :
+         {ScalarStyle::kPlain, ScalarStyle::kSingleQuoted, ScalarStyle::kDoubleQuoted}) {
+      for (const bool flow : {false, true}) {
+        const std::string scalar = FormatScalar(value, style, flow);
+        const std::string text = flow ? "[" + scalar + ", z]" : "k: " + scalar + "\n";
+        const YAML::Node node = YAML::Load(text);
+        const YAML::Node read = flow ? node[0] : node["k"];
+        ASSERT_TRUE(read.IsScalar()) << text;
+        EXPECT_EQ(read.Scalar(), value) << text;
+        if (scalar == value) {
+          EXPECT_EQ(style, ScalarStyle::kPlain) << text;
+        }
+      }
+    }
+  }
+}
+
+TEST(NodeYamlText, SameNodeComparesDeeply) {
+  const YAML::Node a = YAML::Load("a: [1, {b: c}]\nd: e\n");
+  EXPECT_TRUE(SameNode(a, YAML::Load("{a: [1, {b: c}], d: e}")));
+  EXPECT_FALSE(SameNode(a, YAML::Load("a: [1, {b: x}]\nd: e\n")));
+  EXPECT_FALSE(SameNode(a, YAML::Load("a: [1, {b: c}]\nd: 'e'\n")));  // the tag differs
+  EXPECT_FALSE(SameNode(a, YAML::Load("a: [1, {b: c}]\n")));
+}
+
+TEST(NodeYamlText, LineEndingAndLineAt) {
+  EXPECT_EQ(LineEnding("a\r\nb\n"), "\r\n");
+  EXPECT_EQ(LineEnding("a\nb\r\n"), "\n");
+  EXPECT_EQ(LineEnding("a"), "\n");
+  EXPECT_EQ(LineAt("a\nb\nc", 4), 3u);
+  EXPECT_EQ(LineAt("a", 0), 1u);
+}
+
+}  // namespace
+}  // namespace dxshim::node
