@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "devices/device_source.h"
+#include "devices/device_table.h"
 #include "devices/make_device_source.h"
 #include "devices/node_labels.h"
 #include "shim/node/config_file_edit.h"
@@ -22,6 +23,7 @@ namespace {
 
 namespace po = boost::program_options;
 
+#ifdef _WIN32
 void Say(const std::string& line) { std::cout << line << std::endl; }
 
 // The node's GPU labels as `dxshim devices --output labels` prints them.
@@ -45,7 +47,6 @@ std::vector<std::string> SplitComma(const std::string& text) {
   return out;
 }
 
-#ifdef _WIN32
 std::string ThisProgram() {
   wchar_t path[32768];
   const DWORD n = GetModuleFileNameW(nullptr, path, 32768);

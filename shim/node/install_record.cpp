@@ -10,22 +10,19 @@ namespace {
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 constexpr int kVersion = 1;
 
+unsigned Byte(char c) { return static_cast<unsigned char>(c); }
+
 std::string Base64(const std::string& bytes) {
   std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const unsigned n = static_cast<unsigned char>(bytes[i]) << 16 |
-                       static_cast<unsigned char>(bytes[i + 1]) << 8 |
-                       static_cast<unsigned char>(bytes[i + 2]);
-    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(n >> shift) & 63];
-  }
-  if (i < bytes.size()) {
-    unsigned n = static_cast<unsigned char>(bytes[i]) << 16;
-    if (i + 1 < bytes.size()) n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
-    out += '=';
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t left = bytes.size() - i;
+    unsigned n = Byte(bytes[i]) << 16U;
+    if (left > 1) n |= Byte(bytes[i + 1]) << 8U;
+    if (left > 2) n |= Byte(bytes[i + 2]);
+    out += kAlphabet[(n >> 18U) & 63U];
+    out += kAlphabet[(n >> 12U) & 63U];
+    out += left > 1 ? kAlphabet[(n >> 6U) & 63U] : '=';
+    out += left > 2 ? kAlphabet[n & 63U] : '=';
   }
   return out;
 }
@@ -41,11 +38,11 @@ std::string FromBase64(const std::string& text) {
     if (c == '=') break;
     const int v = value[static_cast<unsigned char>(c)];
     if (v < 0) throw NodeError("the install record holds a value that is not base64");
-    n = n << 6 | static_cast<unsigned>(v);
+    n = (n << 6U | static_cast<unsigned>(v)) & 0xFFFFFFU;
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      out += static_cast<char>((n >> bits) & 0xFF);
+      out += static_cast<char>((n >> static_cast<unsigned>(bits)) & 0xFFU);
     }
   }
   return out;
@@ -112,6 +109,8 @@ std::string WriteInstallRecord(const InstallRecord& record) {
   out += "  \"mode\": " + JsonString(record.mode) + ",\n";
   out += "  \"launcher\": " + JsonString(record.launcher) + ",\n";
   out += "  \"restart\": " + JsonString(record.restart) + ",\n";
+  out += "  \"kubeletService\": " + JsonString(record.kubelet_service) + ",\n";
+  out += "  \"containerdService\": " + JsonString(record.containerd_service) + ",\n";
   out += std::string("  \"createdService\": ") + (record.created_service ? "true" : "false") + ",\n";
   out += "  \"changes\": [";
   for (std::size_t i = 0; i < record.changes.size(); ++i) {
@@ -143,6 +142,8 @@ InstallRecord ReadInstallRecord(const std::string& text) {
   record.mode = Field(root, "mode");
   record.launcher = Field(root, "launcher");
   record.restart = Field(root, "restart");
+  record.kubelet_service = Field(root, "kubeletService");
+  record.containerd_service = Field(root, "containerdService");
   record.created_service = Field(root, "createdService") == "true";
   if (!root["changes"] || !root["changes"].IsSequence()) {
     throw NodeError("the install record has no list of changes");

@@ -16,6 +16,8 @@ struct InstallRecord {
   std::string mode;  // "endpoint" or "takeover"
   std::string launcher;
   std::string restart;  // the service restarted for the change ("kubelet", "rke2", "containerd")
+  std::string kubelet_service;     // the service that runs kubelet ("kubelet", "rke2")
+  std::string containerd_service;  // the service that runs containerd ("containerd", "rke2")
   bool created_service = false;
   std::vector<NodeChange> changes;
 

@@ -209,7 +209,14 @@ int Install(NodeSystem& node, const InstallOptions& o) {
   InstallPlan plan;
   std::optional<InstallRecord> recorded;
   try {
-    launch = FindKubeletLaunch(node);
+    try {
+      launch = FindKubeletLaunch(node);
+    } catch (const NodeError& e) {
+      if (!o.service_only) throw;
+      // The service alone does not depend on kubelet's launcher.
+      say(std::string("warning: kubelet's launcher could not be read: ") + e.what());
+      launch.containerd_service = "containerd";
+    }
     SayLaunch(launch, say);
     if (!o.service_only) {
       if (launch.launcher == Launcher::kUnknown) {
@@ -306,6 +313,8 @@ int Install(NodeSystem& node, const InstallOptions& o) {
                                : std::string(InstallModeName(plan.mode));
   record.launcher = std::string(LauncherName(launch.launcher));
   if (!o.service_only) record.restart = plan.restart;
+  if (!launch.service.empty()) record.kubelet_service = launch.service;
+  record.containerd_service = launch.containerd_service;
   record.created_service = record.created_service || s.create.has_value();
   record.Merge(plan.changes);
   if (s.dxshim_command_line) record.Merge({command_change});
@@ -320,7 +329,6 @@ int Install(NodeSystem& node, const InstallOptions& o) {
   try {
     if (o.service_only) {
       s.values.clear();
-      s.dxshim_pipe.clear();
       RunEndpointSwitch(node, s, o.service_timeout, say);
       say("installed the " + o.plan.service + " service; kubelet and containerd are untouched");
       return kInstalled;
@@ -364,10 +372,8 @@ int Install(NodeSystem& node, const InstallOptions& o) {
 int Uninstall(NodeSystem& node, const UninstallOptions& o) {
   const Say say = o.say ? o.say : [](const std::string&) {};
   std::optional<InstallRecord> record;
-  KubeletLaunch launch;
   try {
     record = ReadRecord(node, o.record_path);
-    launch = FindKubeletLaunch(node);
   } catch (const NodeError& e) {
     say(std::string("uninstall refused: ") + e.what());
     return kFailed;
@@ -394,8 +400,8 @@ int Uninstall(NodeSystem& node, const UninstallOptions& o) {
   Switch s;
   s.mode = record->mode == "takeover" ? InstallMode::kTakeover : InstallMode::kEndpoint;
   s.restart = record->restart;
-  s.kubelet_service = launch.service;
-  s.containerd_service = launch.containerd_service;
+  s.kubelet_service = record->kubelet_service;
+  s.containerd_service = record->containerd_service;
   s.dxshim_service = o.service;
   s.remove = record->created_service;
   for (auto it = record->changes.rbegin(); it != record->changes.rend(); ++it) {
@@ -414,10 +420,15 @@ int Uninstall(NodeSystem& node, const UninstallOptions& o) {
         " is kept");
     return kFailed;
   }
-  if (s.restart == launch.service && s.Restarts()) {
+  if (!s.restart.empty() && s.restart == s.kubelet_service && s.Restarts()) {
     ProofTarget target;
-    target.healthz_address = launch.healthz_address;
-    target.healthz_port = launch.healthz_port;
+    try {
+      const auto launch = FindKubeletLaunch(node);
+      target.healthz_address = launch.healthz_address;
+      target.healthz_port = launch.healthz_port;
+    } catch (const NodeError& e) {
+      say(std::string("warning: ") + e.what());
+    }
     const auto deadline = std::chrono::steady_clock::now() + o.proof_timeout;
     auto health = KubeletHealthy(node, target);
     while (!health.ok && std::chrono::steady_clock::now() < deadline) {

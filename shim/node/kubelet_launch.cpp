@@ -74,6 +74,7 @@ std::string NodePath(NodeSystem& node, const std::string& path) {
   const bool rooted = !out.empty() && (out[0] == '/' || out[0] == '\\') &&
                       !(out.size() > 1 && (out[1] == '/' || out[1] == '\\'));
   if (rooted) out = node.ExpandEnvironment("%SystemDrive%") + out;
+  if (out.rfind("\\\\?\\", 0) != 0) std::replace(out.begin(), out.end(), '/', '\\');
   return out;
 }
 

@@ -84,7 +84,8 @@ inline constexpr char kKubeletDefaultEndpoint[] = "unix:///run/containerd/contai
 inline constexpr char kKubeadmFlagsPath[] = "\\var\\lib\\kubelet\\kubeadm-flags.env";
 
 // A path as the node names it: %VARIABLES% expanded, and a path rooted without a drive
-// ("/var/lib/kubelet/config.yaml", as kubeadm's scripts write it) put on the system drive.
+// ("/var/lib/kubelet/config.yaml", as kubeadm's scripts write it) put on the system drive, and
+// forward slashes turned into backslashes (one spelling per file, for the install record).
 std::string NodePath(NodeSystem& node, const std::string& path);
 
 // A CRI endpoint as the pipe path it names, lower case, for comparisons: npipe://./pipe/x,

@@ -33,8 +33,7 @@ std::string KubeletCommandLine(FakeNode& node) {
     return at == std::string::npos ? service.command_line : service.command_line.substr(at);
   }
   const std::string args = node.registry.at(FakeNode::RegistryName(kNssmKey, "AppParameters")).data;
-  const std::string script = args.substr(args.find("C:\\k\\"));
-  if (script.find("StartKubelet.ps1") != std::string::npos) {
+  if (args.find("StartKubelet.ps1") != std::string::npos) {
     const auto flags = ReadKubeadmFlags(node.files.at("C:\\var\\lib\\kubelet\\kubeadm-flags.env"));
     return "C:\\k\\kubelet.exe " + flags->args + " --config=/var/lib/kubelet/config.yaml";
   }
@@ -147,7 +146,7 @@ TEST(NodeInstall, NativeServiceGetsTheFlagOnItsCommandLineAndProvesIt) {
             "\"C:\\Program Files\\Amazon\\EKS\\EKS-WindowsServiceHost.exe\" kubelet \"C:\\k\\kubelet.exe\" "
             "--config=\"C:\\ProgramData\\kubernetes\\kubelet-config.json\" "
             "--hostname-override=ip-10-0-0-1.ec2.internal "
-            "--container-runtime-endpoint=npipe://./pipe/dxshim --v=1 "
+            "--container-runtime-endpoint=\"npipe://./pipe/dxshim\" --v=1 "
             "--node-labels=dxshim.io/gpu.present=true,dxshim.io/gpu.count=1");
   EXPECT_EQ(kubelet.state.dependencies, (std::vector<std::string>{"containerd", "dxshim"}));
   EXPECT_EQ(kubelet.starts, 1);
@@ -347,9 +346,10 @@ TEST(NodeInstall, ServiceOnlyTouchesNeitherKubeletNorContainerd) {
   BaseNode(node);
   node.AddService("kubelet", kEksLine, {"containerd"});
   const Snapshot before = Take(node);
-  auto o = Options();
+  std::vector<std::string> said;
+  auto o = Options(&said);
   o.service_only = true;
-  ASSERT_EQ(Install(node, o), kInstalled);
+  ASSERT_EQ(Install(node, o), kInstalled) << Joined(said);
   EXPECT_TRUE(node.service("dxshim").state.running);
   EXPECT_EQ(node.service("kubelet").state.command_line, before.services.at("kubelet").first);
   EXPECT_EQ(node.service("kubelet").starts, 0);
