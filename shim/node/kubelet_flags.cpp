@@ -66,31 +66,43 @@ std::size_t LineNumber(std::string_view text, std::size_t offset) {
 
 }  // namespace
 
-std::vector<FlagValue> FindFlagOccurrences(const std::vector<Word>& words, std::string_view name,
-                                           std::size_t first) {
-  std::vector<FlagValue> found;
+namespace {
+
+// pflag's walk over the words: every occurrence of `name`, and the index of a bare `--` that ends
+// the flags (words.size() when there is none).
+std::size_t Walk(const std::vector<Word>& words, std::string_view name, std::size_t first,
+                 std::vector<FlagValue>* found) {
   for (std::size_t i = first; i < words.size(); ++i) {
     const std::string& text = words[i].text;
-    if (text == "--") break;  // pflag: the rest are arguments
+    if (text == "--") return i;  // pflag: the rest are arguments
     if (text.size() < 3 || text[0] != '-' || text[1] != '-') continue;
     const std::size_t eq = text.find('=');
     const std::string_view flag =
         std::string_view(text).substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
     const bool matches = SameFlagName(flag, name);
     if (eq != std::string::npos) {
-      if (matches) found.push_back({text.substr(eq + 1), i, false, false});
+      if (matches) found->push_back({text.substr(eq + 1), i, false, false});
       continue;
     }
     const bool has_value = i + 1 < words.size() && !LooksLikeFlag(words[i + 1].text);
     if (matches) {
       if (has_value) {
-        found.push_back({words[i + 1].text, i, true, false});
+        found->push_back({words[i + 1].text, i, true, false});
       } else {
-        found.push_back({"true", i, false, true});
+        found->push_back({"true", i, false, true});
       }
     }
     if (has_value) ++i;  // the value of this flag is not a flag
   }
+  return words.size();
+}
+
+}  // namespace
+
+std::vector<FlagValue> FindFlagOccurrences(const std::vector<Word>& words, std::string_view name,
+                                           std::size_t first) {
+  std::vector<FlagValue> found;
+  Walk(words, name, first, &found);
   return found;
 }
 
@@ -110,13 +122,19 @@ std::string SetFlag(std::string_view line, std::string_view name, std::string_vi
                     " words, fewer than the " + std::to_string(first) +
                     " expected before its flags: " + std::string(line));
   }
-  const std::vector<FlagValue> found = FindFlagOccurrences(words, name, first);
+  std::vector<FlagValue> found;
+  const std::size_t end_of_flags = Walk(words, name, first, &found);
   if (found.empty()) {
+    const std::string flag = FlagText(name) + "=" + QuoteArgument(value);
+    if (end_of_flags < words.size()) {  // before a `--` that ends the flags
+      std::string out(line);
+      return out.insert(words[end_of_flags].begin, flag + " ");
+    }
     if (EndsInsideQuotes(line)) {
       throw EditError("kubelet command line ends inside an open quote; cannot append --" +
                       std::string(name) + ": " + std::string(line));
     }
-    return std::string(line) + " " + FlagText(name) + "=" + QuoteArgument(value);
+    return std::string(line) + " " + flag;
   }
   std::vector<Replacement> replacements;
   for (const FlagValue& flag : found) {

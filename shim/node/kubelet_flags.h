@@ -39,7 +39,8 @@ std::vector<FlagValue> FindFlagOccurrences(const std::vector<Word>& words, std::
 // `line` with flag `name` set to `value`: every occurrence's value replaced in place (quoted with
 // QuoteArgument when needed, and kept quoted when it was; a `--name value` pair keeps its form; a
 // bare `--name` becomes `--name=value`), bytes outside the replaced value spans unchanged; when
-// absent, " --name=value" appended (the value quoted as needed). `first` = index of the first word
+// absent, " --name=value" appended (the value quoted as needed; "--name=value " inserted before a
+// `--` that ends the flags, if there is one). `first` = index of the first word
 // that is a flag (words before it are the program and e.g. a service host's own arguments). Throws
 // EditError when the line ends inside an open quote and the flag is absent (an appended flag
 // would join the last word) or when the line has fewer than `first` words.

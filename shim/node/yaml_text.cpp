@@ -1,8 +1,11 @@
 #include "shim/node/yaml_text.h"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <sstream>
 #include <vector>
 
 #include "shim/node/command_line.h"
@@ -92,6 +95,23 @@ std::size_t PlainEnd(std::string_view text, std::size_t begin, bool flow) {
   return i;
 }
 
+// The events of a document that is only checked for (the parse itself reports the errors).
+class IgnoreEvents : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
 }  // namespace
 
 std::size_t LineAt(std::string_view text, std::size_t offset) {
@@ -116,19 +136,27 @@ YamlDocument ParseYaml(std::string_view text, std::string_view kind) {
                     " is UTF-16 (or holds NUL bytes); dxshim edits UTF-8 files only");
   }
   if (text.substr(0, 3) == "\xEF\xBB\xBF") doc.bom = 3;
-  std::vector<YAML::Node> docs;
+  // Not YAML::LoadAll: yaml-cpp's LoadAll (0.7, 0.8) never returns on some bad input, making
+  // null documents until memory runs out (e.g. "[],": yaml-cpp issue 1040, fixed by its PR 1319).
+  // The first document with Load, then whether there is a second, with a bounded parser loop.
+  std::size_t documents = 0;
   try {
-    docs = YAML::LoadAll(std::string(text));
+    const std::string copy(text);
+    doc.root = YAML::Load(copy);
+    std::istringstream stream(copy);
+    YAML::Parser parser(stream);
+    IgnoreEvents ignore;
+    while (documents < 2 && parser.HandleNextDocument(ignore)) ++documents;
   } catch (const YAML::Exception& error) {
     throw EditError(std::string(kind) + " does not parse as YAML: line " +
                     std::to_string(error.mark.line + 1) + " column " +
                     std::to_string(error.mark.column + 1) + ": " + error.msg);
   }
-  if (docs.size() > 1) {
-    throw EditError(std::string(kind) + " holds " + std::to_string(docs.size()) +
-                    " YAML documents; dxshim edits a file of one document only");
+  if (documents > 1) {
+    throw EditError(std::string(kind) +
+                    " holds more than one YAML document (or text after its document); dxshim "
+                    "edits a file of one document only");
   }
-  if (!docs.empty()) doc.root = docs.front();
   return doc;
 }
 

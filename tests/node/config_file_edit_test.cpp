@@ -205,7 +205,7 @@ TEST(NodeConfigFile, RefusesWhatItCannotEditSafely) {
   EXPECT_TRUE(Has(ErrorOf([] { Set("a: [b\n"); }), "does not parse as YAML: line"));
   EXPECT_TRUE(Has(ErrorOf([] { Set("{\"a\": }}"); }), "kubelet config (JSON) does not parse"));
   EXPECT_TRUE(Has(ErrorOf([] { Set("# flow\n{kind: K}\n"); }), "flow-style"));
-  EXPECT_TRUE(Has(ErrorOf([] { Set("kind: A\n---\nkind: B\n"); }), "2 YAML documents"));
+  EXPECT_TRUE(Has(ErrorOf([] { Set("kind: A\n---\nkind: B\n"); }), "more than one YAML document"));
   EXPECT_TRUE(
       Has(ErrorOf([] { Set("containerRuntimeEndpoint: a\ncontainerRuntimeEndpoint: b\n"); }),
           "line 2: key \"containerRuntimeEndpoint\" is there a second time"));

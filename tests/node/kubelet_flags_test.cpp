@@ -163,6 +163,9 @@ TEST(NodeKubeletFlags, BareBoolFlagsAndTheEndOfFlags) {
             "kubelet.exe --windows-service --config=d.yaml -- --config=other");
   EXPECT_EQ(RemoveFlag(line, "windows-service", 1),
             "kubelet.exe --config=c.yaml -- --config=other");
+  EXPECT_EQ(SetFlag(line, kEndpoint, kDxshim, 1),
+            "kubelet.exe --windows-service --config=c.yaml "
+            "--container-runtime-endpoint=npipe://./pipe/dxshim -- --config=other");
   // A single dash is a shorthand, not this flag.
   EXPECT_FALSE(FindFlag(SplitCommandLine("kubelet.exe -config=x"), "config", 1));
 }

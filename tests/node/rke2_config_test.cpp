@@ -134,7 +134,7 @@ TEST(NodeRke2Config, RefusesWhatItCannotEdit) {
   EXPECT_TRUE(Has(ErrorOf([] { Set("kubelet-arg:\n  a: b\n"); }), "is a mapping"));
   EXPECT_TRUE(Has(ErrorOf([] { Set("kubelet-arg:\n  - [a]\n"); }), "line 2: an item"));
   EXPECT_TRUE(Has(ErrorOf([] { Set("{kubelet-arg: [a=b]}"); }), "flow-style"));
-  EXPECT_TRUE(Has(ErrorOf([] { Set("a: b\n---\nc: d\n"); }), "2 YAML documents"));
+  EXPECT_TRUE(Has(ErrorOf([] { Set("a: b\n---\nc: d\n"); }), "more than one YAML document"));
   EXPECT_TRUE(Has(ErrorOf([] { Set("kubelet-arg: [\n"); }), "does not parse"));
   EXPECT_TRUE(Has(ErrorOf([] { Set("a: b\n", "--v"); }), "without dashes"));
   EXPECT_TRUE(Has(ErrorOf([] { Set("kubelet-arg: [a]\nkubelet-arg: [b]\n"); }), "second time"));

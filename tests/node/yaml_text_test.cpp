@@ -75,6 +75,18 @@ TEST(NodeYamlText, SameNodeComparesDeeply) {
   EXPECT_FALSE(SameNode(a, YAML::Load("a: [1, {b: c}]\n")));
 }
 
+// yaml-cpp's LoadAll loops for ever on these (its issue 1040): they must be refused at once.
+TEST(NodeYamlText, InputThatHangsYamlCppLoadAllIsRefused) {
+  for (const std::string text : {"[],", ",", "a: b\n,\n", "kubelet-arg: [],\n"}) {
+    try {
+      ParseYaml(text, "test");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const EditError& error) {
+      EXPECT_EQ(std::string(error.what()).rfind("test ", 0), 0u) << error.what();
+    }
+  }
+}
+
 TEST(NodeYamlText, LineEndingAndLineAt) {
   EXPECT_EQ(LineEnding("a\r\nb\n"), "\r\n");
   EXPECT_EQ(LineEnding("a\nb\r\n"), "\n");
