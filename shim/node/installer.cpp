@@ -93,10 +93,11 @@ void RemoveDxshim(NodeSystem& node, const Switch& s, milliseconds timeout, const
   node.UnregisterService(s.dxshim_service);
 }
 
-// Endpoint mode: kubelet's service stops, the values change, dxshim runs, kubelet starts.
+// Endpoint mode: kubelet's service stops, the values change, dxshim runs, kubelet starts (also
+// when it was stopped before: the proof needs it running).
 void RunEndpointSwitch(NodeSystem& node, const Switch& s, milliseconds timeout, const Say& say) {
-  const bool restart = s.Restarts() && Running(node, s.restart);
-  if (restart) {
+  const bool restart = s.Restarts() && !s.restart.empty() && node.Service(s.restart).has_value();
+  if (restart && Running(node, s.restart)) {
     say("stopping service " + s.restart);
     node.StopAndWait(s.restart, timeout);
   }

@@ -23,6 +23,7 @@ using node::NodeError;
 using std::chrono::milliseconds;
 
 std::string ErrorText(DWORD code) { return "Windows error " + std::to_string(code); }
+std::string ErrorText(LSTATUS code) { return "Windows error " + std::to_string(code); }
 
 class ServiceHandle {
  public:
@@ -60,6 +61,25 @@ struct ServiceConfig {
   std::vector<std::string> groups;    // dependencies on groups, "+name"
 };
 
+// A REG_MULTI_SZ value under HKLM; empty when it is missing.
+std::vector<std::string> RegistryList(const std::string& key, const wchar_t* name) {
+  DWORD size = 0;
+  const std::wstring wkey = devices::windows::Widen(key);
+  if (RegGetValueW(HKEY_LOCAL_MACHINE, wkey.c_str(), name, RRF_RT_REG_MULTI_SZ, nullptr, nullptr,
+                   &size) != ERROR_SUCCESS) {
+    return {};
+  }
+  std::vector<wchar_t> data(size / sizeof(wchar_t) + 2, L'\0');
+  DWORD bytes = static_cast<DWORD>(data.size() * sizeof(wchar_t));
+  if (RegGetValueW(HKEY_LOCAL_MACHINE, wkey.c_str(), name, RRF_RT_REG_MULTI_SZ, nullptr, data.data(),
+                   &bytes) != ERROR_SUCCESS) {
+    return {};
+  }
+  std::vector<std::string> out;
+  for (const wchar_t* p = data.data(); *p; p += wcslen(p) + 1) out.push_back(Utf8FromWide(p));
+  return out;
+}
+
 ServiceConfig QueryConfig(SC_HANDLE service, const std::string& name) {
   DWORD needed = 0;
   QueryServiceConfigW(service, nullptr, 0, &needed);
@@ -70,10 +90,11 @@ ServiceConfig QueryConfig(SC_HANDLE service, const std::string& name) {
   }
   ServiceConfig out;
   out.command_line = config->lpBinaryPathName ? Utf8FromWide(config->lpBinaryPathName) : "";
-  for (const wchar_t* p = config->lpDependencies; p && *p; p += wcslen(p) + 1) {
-    const std::string dependency = Utf8FromWide(p);
-    (dependency.rfind("+", 0) == 0 ? out.groups : out.services).push_back(dependency);
-  }
+  // The dependencies as the service manager keeps them in the service's key (DependOnService,
+  // DependOnGroup): wine 8's QueryServiceConfigW returns an empty list.
+  const std::string key = "SYSTEM\\CurrentControlSet\\Services\\" + name;
+  out.services = RegistryList(key, L"DependOnService");
+  for (const auto& group : RegistryList(key, L"DependOnGroup")) out.groups.push_back("+" + group);
   return out;
 }
 
@@ -412,7 +433,9 @@ class WindowsNodeSystem : public node::NodeSystem {
           std::string response;
           char buffer[16384];
           int n = 0;
-          while ((n = recv(s, buffer, sizeof buffer, 0)) > 0) response.append(buffer, n);
+          while ((n = recv(s, buffer, sizeof buffer, 0)) > 0) {
+            response.append(buffer, static_cast<std::size_t>(n));
+          }
           answer = ParseHttp(response);
         }
       }
