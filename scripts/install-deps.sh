@@ -9,7 +9,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libboost-program-options-dev libspdlog-dev libyaml-cpp-dev libgtest-dev libbenchmark-dev
   prometheus-cpp-dev prometheus
-  containerd runc busybox-static curl
+  containerd runc busybox-static curl socat
   g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev
   systemd python3 python3-yaml
   dpkg-dev patch

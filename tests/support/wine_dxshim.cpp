@@ -37,8 +37,9 @@ std::string WineBinary() {
 }
 
 WineDxshim::WineDxshim(const std::string& exe, const std::string& relay_exe,
-                       const std::string& runtime, const std::vector<std::string>& flags)
-    : pipe_("dxshim-" + std::to_string(::getpid())) {
+                       const std::string& runtime, const std::vector<std::string>& flags,
+                       const std::string& pipe)
+    : pipe_(pipe.empty() ? "dxshim-" + std::to_string(::getpid()) : pipe) {
   if (!std::filesystem::exists(exe)) {
     throw std::runtime_error(exe + " is missing: build it with scripts/build-windows.sh");
   }

@@ -26,8 +26,9 @@ class WineDxshim {
  public:
   // Starts `dxshim.exe serve --listen npipe://./pipe/PIPE --runtime RUNTIME FLAGS... --log-file
   // <dir>/dxshim.log` and the forwarder; waits until the pipe answers. Throws with the logs.
+  // PIPE is `pipe`, or dxshim-<pid> when empty.
   WineDxshim(const std::string& exe, const std::string& relay_exe, const std::string& runtime,
-             const std::vector<std::string>& flags);
+             const std::vector<std::string>& flags, const std::string& pipe = "");
   ~WineDxshim();  // stops whatever still runs and ends the prefix's wineserver
   WineDxshim(const WineDxshim&) = delete;
   WineDxshim& operator=(const WineDxshim&) = delete;
