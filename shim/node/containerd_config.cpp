@@ -338,10 +338,20 @@ class Reader {
 };
 
 const KeyPath kGrpc = {"grpc"};
+// containerd 2.3 (config version 4) moved the address into its gRPC server plugin's table
+// (cmd/containerd/command/config.go; a top-level [grpc] is read only when migrating version 2
+// and 3 files).
+const KeyPath kGrpcPlugin = {"plugins", "io.containerd.server.v1.grpc"};
 const KeyPath kAddress = {"address"};
+const KeyPath kVersion = {"version"};
+
+std::string TableName(const KeyPath& table) {
+  return table == kGrpc ? "[grpc]" : "[plugins.'io.containerd.server.v1.grpc']";
+}
 
 struct Found {
   Scan scan;
+  KeyPath table = kGrpc;  // where the address lives for this file's config version
   std::optional<std::size_t> header_index;   // [grpc] in scan.headers
   std::optional<std::size_t> address_index;  // its address in scan.entries
   const Header* header() const { return header_index ? &scan.headers[*header_index] : nullptr; }
@@ -352,11 +362,17 @@ struct Found {
 Found Find(std::string_view toml) {
   Found found;
   found.scan = Reader(toml).Read();
+  for (const Entry& entry : found.scan.entries) {
+    if (!entry.table.empty() || entry.key != kVersion) continue;
+    const std::string_view raw = toml.substr(entry.value_begin, entry.value_end - entry.value_begin);
+    if (raw.size() == 1 && raw[0] >= '4' && raw[0] <= '9') found.table = kGrpcPlugin;
+  }
+  const std::string name = TableName(found.table);
   for (std::size_t i = 0; i < found.scan.headers.size(); ++i) {
     const Header& header = found.scan.headers[i];
-    if (header.name != kGrpc) continue;
-    if (header.array) Fail(toml, header.line_begin, "[[grpc]] is an array of tables, not [grpc]");
-    if (found.header_index) Fail(toml, header.line_begin, "[grpc] is defined a second time");
+    if (header.name != found.table) continue;
+    if (header.array) Fail(toml, header.line_begin, name + " is an array of tables");
+    if (found.header_index) Fail(toml, header.line_begin, name + " is defined a second time");
     found.header_index = i;
   }
   for (std::size_t i = 0; i < found.scan.entries.size(); ++i) {
@@ -368,10 +384,10 @@ Found Find(std::string_view toml) {
                : "grpc is set as a value (an inline table?) at the top level; dxshim edits a "
                  "[grpc] table only");
     }
-    if (entry.table == kGrpc && !entry.key.empty() && entry.key[0] == "address") {
-      if (entry.key != kAddress) Fail(toml, entry.key_begin, "[grpc] address has dotted parts");
+    if (entry.table == found.table && !entry.key.empty() && entry.key[0] == "address") {
+      if (entry.key != kAddress) Fail(toml, entry.key_begin, name + " address has dotted parts");
       if (found.address_index) {
-        Fail(toml, entry.key_begin, "[grpc] address is set a second time");
+        Fail(toml, entry.key_begin, name + " address is set a second time");
       }
       found.address_index = i;
     }
@@ -432,11 +448,11 @@ std::string IndentOf(std::string_view toml, const Entry& entry) {
   return indent.find_first_not_of(" \t") == std::string_view::npos ? std::string(indent) : "";
 }
 
-// Every key but [grpc] address, with its raw value, for the self-check.
-std::vector<std::string> OtherKeys(std::string_view toml, const Scan& scan) {
+// Every key but the address, with its raw value, for the self-check.
+std::vector<std::string> OtherKeys(std::string_view toml, const Scan& scan, const KeyPath& table) {
   std::vector<std::string> keys;
   for (const Entry& entry : scan.entries) {
-    if (entry.table == kGrpc && entry.key == kAddress) continue;
+    if (entry.table == table && entry.key == kAddress) continue;
     std::string line;
     for (const std::string& part : entry.table) line += "[" + part + "]";
     for (const std::string& part : entry.key) line += "." + part;
@@ -471,10 +487,10 @@ std::string SetGrpcAddress(std::string_view toml, std::string_view pipe_path) {
     std::string indent;
     bool indent_found = false;
     for (const Entry& entry : found.scan.entries) {
-      if (!entry.table.empty() && (entry.table == kGrpc || !indent_found)) {
+      if (!entry.table.empty() && (entry.table == found.table || !indent_found)) {
         indent = IndentOf(toml, entry);
         indent_found = true;
-        if (entry.table == kGrpc) break;
+        if (entry.table == found.table) break;
       }
     }
     if (found.header()) {
@@ -492,12 +508,14 @@ std::string SetGrpcAddress(std::string_view toml, std::string_view pipe_path) {
         const std::size_t last = out.size() - eol.size();
         if (last < eol.size() || out.substr(last - eol.size(), eol.size()) != eol) out += eol;
       }
-      out += "[grpc]" + eol + indent + line + eol;
+      out += (found.table == kGrpc ? "[grpc]" : "[plugins.'io.containerd.server.v1.grpc']") + eol +
+             indent + line + eol;
     }
   }
 
   // The self-check: the address reads `pipe_path`, every other key as before.
-  const std::string failed = std::string(kKind) + ": setting [grpc] address would ";
+  const std::string failed =
+      std::string(kKind) + ": setting " + TableName(found.table) + " address would ";
   Found after;
   try {
     after = Find(out);
@@ -507,7 +525,7 @@ std::string SetGrpcAddress(std::string_view toml, std::string_view pipe_path) {
   if (!after.address() || DecodeAddress(out, *after.address()) != pipe_path) {
     throw EditError(failed + "not read back as the path set; not written");
   }
-  if (OtherKeys(out, after.scan) != OtherKeys(toml, found.scan)) {
+  if (OtherKeys(out, after.scan, after.table) != OtherKeys(toml, found.scan, found.table)) {
     throw EditError(failed + "change other keys; not written");
   }
   return out;

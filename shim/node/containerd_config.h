@@ -1,6 +1,8 @@
-// containerd's config.toml on Windows: the address of its CRI endpoint, `address` in the
-// top-level [grpc] table (default \\.\pipe\containerd-containerd; config versions 2 and 3 both
-// keep [grpc] at the top level). In TOML the pipe path is written as a basic string with escaped
+// containerd's config.toml on Windows: the address of its gRPC endpoint (default
+// \\.\pipe\containerd-containerd), `address` in the top-level [grpc] table for config versions
+// 2 (containerd 1.7) and 3 (2.0-2.2), in [plugins.'io.containerd.server.v1.grpc'] for version 4
+// (2.3+, where a top-level [grpc] is only migrated from older versions). "[grpc]" below means
+// that table. In TOML the pipe path is written as a basic string with escaped
 // backslashes, address = "\\\\.\\pipe\\containerd-containerd", or as a literal string,
 // address = '\\.\pipe\containerd-containerd'. A minimal TOML reader (tables [x] / [x.y], arrays of
 // tables, `key = value` with every TOML value form, comments) finds it; what it cannot read

@@ -150,6 +150,25 @@ TEST(NodeContainerdConfig, CommentsArraysAndStringsAreNotTables) {
   EXPECT_EQ(Set(toml), expected);
 }
 
+// containerd 2.3's `containerd config default` (version 4): the address in its gRPC server
+// plugin's table; a top-level [grpc] there is not read, and is left alone.
+TEST(NodeContainerdConfig, Version4KeepsTheAddressInTheGrpcPluginTable) {
+  const std::string v4 =
+      "version = 4\n\n[grpc]\n  address = 'ignored'\n\n"
+      "[plugins]\n  [plugins.'io.containerd.server.v1.grpc']\n"
+      "    address = '\\\\.\\pipe\\containerd-containerd'\n    max_recv_message_size = 16777216\n";
+  EXPECT_EQ(ReadGrpcAddress(v4), "\\\\.\\pipe\\containerd-containerd");
+  const std::string moved = Set(v4);
+  EXPECT_EQ(moved, "version = 4\n\n[grpc]\n  address = 'ignored'\n\n"
+                   "[plugins]\n  [plugins.'io.containerd.server.v1.grpc']\n"
+                   "    address = '\\\\.\\pipe\\dxshim-containerd'\n"
+                   "    max_recv_message_size = 16777216\n");
+  EXPECT_EQ(ReadGrpcAddress("version = 4\n[grpc]\naddress = 'x'\n"), std::nullopt);
+  EXPECT_EQ(Set("version = 4\n"),
+            "version = 4\n\n[plugins.'io.containerd.server.v1.grpc']\naddress = "
+            "\"\\\\\\\\.\\\\pipe\\\\dxshim-containerd\"\n");
+}
+
 TEST(NodeContainerdConfig, DecodesEscapes) {
   EXPECT_EQ(ReadGrpcAddress("[grpc]\naddress = \"\\u005c\\u005C.\\\\pipe\\\\x\\t\"\n"),
             "\\\\.\\pipe\\x\t");
