@@ -72,13 +72,16 @@ int RunInstall(int argc, char** argv) {
       "mode", po::value<std::string>()->default_value("auto"),
       "auto, endpoint (change kubelet's endpoint) or takeover (dxshim serves containerd's pipe, "
       "containerd moves); auto takes over only where the launcher's own script sets the endpoint")(
-      "service-only", po::bool_switch(), "install and start the dxshim service alone: kubelet and "
+      "service-only", po::bool_switch(),
+      "install and start the dxshim service alone: kubelet and "
       "containerd are not touched (point kubelet at dxshim at bootstrap instead)")(
       "dry-run", po::bool_switch(), "print what would change; change nothing")(
-      "record", po::value<std::string>()->default_value("%ProgramData%\\dxshim\\install-record.json"),
+      "record",
+      po::value<std::string>()->default_value("%ProgramData%\\dxshim\\install-record.json"),
       "where what install changes is recorded (uninstall undoes exactly that)")(
       "service-name", po::value<std::string>()->default_value("dxshim"), "dxshim's service")(
-      "takeover-pipe", po::value<std::string>()->default_value("\\\\.\\pipe\\containerd-behind-dxshim"),
+      "takeover-pipe",
+      po::value<std::string>()->default_value("\\\\.\\pipe\\containerd-behind-dxshim"),
       "takeover: the pipe containerd moves to")(
       "containerd-config", po::value<std::string>()->default_value(""),
       "takeover: containerd's config.toml (default: the containerd service's --config, else "
@@ -122,7 +125,8 @@ int RunInstall(int argc, char** argv) {
   o.service_timeout = std::chrono::seconds(vm["service-timeout"].as<int>());
   const auto config = system->ReadFile(o.plan.dxshim_config);
   if (!config) {
-    std::cerr << "dxshim install: the configuration " << o.plan.dxshim_config << " does not exist\n";
+    std::cerr << "dxshim install: the configuration " << o.plan.dxshim_config
+              << " does not exist\n";
     return node::kUsage;
   }
   try {
@@ -142,7 +146,8 @@ int RunInstall(int argc, char** argv) {
     std::cerr << "dxshim install: " << e.what() << "\n";
     return node::kUsage;
   }
-  o.dxshim_command_line = "\"" + ThisProgram() + "\" serve --config \"" + o.plan.dxshim_config + "\"";
+  o.dxshim_command_line =
+      "\"" + ThisProgram() + "\" serve --config \"" + o.plan.dxshim_config + "\"";
   return node::Install(*system, o);
 #endif
 }
@@ -154,11 +159,12 @@ int RunUninstall(int argc, char** argv) {
       "wrote; restarts what the change needs and removes the dxshim service if install made it.\n\n"
       "Options");
   desc.add_options()("help,h", "show this help")(
-      "record", po::value<std::string>()->default_value("%ProgramData%\\dxshim\\install-record.json"),
-      "the install record")(
-      "service-name", po::value<std::string>()->default_value("dxshim"), "dxshim's service")(
-      "service-timeout", po::value<int>()->default_value(90),
-      "seconds to wait for a service to start or stop");
+      "record",
+      po::value<std::string>()->default_value("%ProgramData%\\dxshim\\install-record.json"),
+      "the install record")("service-name", po::value<std::string>()->default_value("dxshim"),
+                            "dxshim's service")("service-timeout",
+                                                po::value<int>()->default_value(90),
+                                                "seconds to wait for a service to start or stop");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);

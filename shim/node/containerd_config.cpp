@@ -364,7 +364,8 @@ Found Find(std::string_view toml) {
   found.scan = Reader(toml).Read();
   for (const Entry& entry : found.scan.entries) {
     if (!entry.table.empty() || entry.key != kVersion) continue;
-    const std::string_view raw = toml.substr(entry.value_begin, entry.value_end - entry.value_begin);
+    const std::string_view raw =
+        toml.substr(entry.value_begin, entry.value_end - entry.value_begin);
     if (raw.size() == 1 && raw[0] >= '4' && raw[0] <= '9') found.table = kGrpcPlugin;
   }
   const std::string name = TableName(found.table);

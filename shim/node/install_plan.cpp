@@ -95,10 +95,11 @@ void SetLauncherFlag(Draft& draft, const KubeletLaunch& launch, const std::strin
                  [&](const std::string& text) { return SetRke2KubeletArg(text, name, value); });
       return;
     case Launcher::kNssmAksScript:
-    case Launcher::kUnknown: break;
+    case Launcher::kUnknown:
+      break;
   }
-  throw NodeError("kubelet's flags cannot be changed where " + std::string(LauncherName(launch.launcher)) +
-                  " keeps them");
+  throw NodeError("kubelet's flags cannot be changed where " +
+                  std::string(LauncherName(launch.launcher)) + " keeps them");
 }
 
 void PlanEndpoint(NodeSystem& node, Draft& draft, const KubeletLaunch& launch,
@@ -109,7 +110,8 @@ void PlanEndpoint(NodeSystem& node, Draft& draft, const KubeletLaunch& launch,
     throw NodeError(launch.script + " sets kubelet's runtime endpoint itself (" + endpoint.value +
                     ") and the distribution rewrites it: use --mode takeover");
   }
-  if (endpoint.place == SettingPlace::kConfigFile || endpoint.place == SettingPlace::kConfigDropIn) {
+  if (endpoint.place == SettingPlace::kConfigFile ||
+      endpoint.place == SettingPlace::kConfigDropIn) {
     draft.Edit(NodeChange::Kind::kFile, endpoint.path, "", why, [&](const std::string& text) {
       return SetTopLevelString(text, "containerRuntimeEndpoint", options.dxshim_endpoint);
     });
@@ -126,7 +128,8 @@ void PlanEndpoint(NodeSystem& node, Draft& draft, const KubeletLaunch& launch,
       draft.Edit(NodeChange::Kind::kFile, flags_file, "", why, [&](const std::string& t) {
         return SetKubeadmFlag(t, "container-runtime-endpoint", options.dxshim_endpoint);
       });
-      plan.notes.push_back(flags_file + " gets the same endpoint: scripts that rebuild the kubelet "
+      plan.notes.push_back(flags_file +
+                           " gets the same endpoint: scripts that rebuild the kubelet "
                            "service from it (image-builder's RestartKubelet.ps1) keep dxshim");
     }
   }
@@ -145,7 +148,8 @@ std::string ContainerdConfigPath(NodeSystem& node, const PlanOptions& options) {
 void PlanTakeover(NodeSystem& node, Draft& draft, const KubeletLaunch& launch,
                   const PlanOptions& options, InstallPlan& plan) {
   if (launch.launcher == Launcher::kRke2) {
-    throw NodeError("rke2 writes containerd's configuration itself at each start: use --mode endpoint");
+    throw NodeError(
+        "rke2 writes containerd's configuration itself at each start: use --mode endpoint");
   }
   const std::string config = ContainerdConfigPath(node, options);
   const auto text = node.ReadFile(config);
@@ -161,14 +165,15 @@ void PlanTakeover(NodeSystem& node, Draft& draft, const KubeletLaunch& launch,
     throw NodeError("kubelet uses " + launch.runtime_endpoint.value + " but containerd serves " +
                     served + " (" + config + "): nothing to take over");
   }
-  draft.Edit(NodeChange::Kind::kFile, config, "", "containerd's pipe moves to " + options.takeover_pipe,
+  draft.Edit(NodeChange::Kind::kFile, config, "",
+             "containerd's pipe moves to " + options.takeover_pipe,
              [&](const std::string& t) { return SetGrpcAddress(t, options.takeover_pipe); });
   plan.dxshim_listen = PipeEndpoint(kubelet_pipe);
   draft.Edit(NodeChange::Kind::kFile, options.dxshim_config, "",
              "dxshim serves " + plan.dxshim_listen + " and relays to " + options.takeover_pipe,
              [&](const std::string& t) {
-               return SetTopLevelString(SetTopLevelString(t, "listen", plan.dxshim_listen), "runtime",
-                                        PipeEndpoint(options.takeover_pipe));
+               return SetTopLevelString(SetTopLevelString(t, "listen", plan.dxshim_listen),
+                                        "runtime", PipeEndpoint(options.takeover_pipe));
              });
   plan.kubelet_endpoint = launch.runtime_endpoint.value;
   plan.notes.push_back("kubelet keeps " + launch.runtime_endpoint.value +
@@ -201,8 +206,8 @@ InstallMode ChooseMode(const KubeletLaunch& launch, std::string_view name) {
 InstallPlan PlanInstall(NodeSystem& node, const KubeletLaunch& launch, InstallMode mode,
                         const PlanOptions& options) {
   if (launch.launcher == Launcher::kUnknown) {
-    throw NodeError("kubelet's launcher is unknown (" + launch.why_unknown + "): nothing changed. " +
-                    ManualSteps(options));
+    throw NodeError("kubelet's launcher is unknown (" + launch.why_unknown +
+                    "): nothing changed. " + ManualSteps(options));
   }
   InstallPlan plan;
   plan.mode = mode;
@@ -223,21 +228,23 @@ InstallPlan PlanInstall(NodeSystem& node, const KubeletLaunch& launch, InstallMo
           plan.notes.push_back("the GPU labels are not added to kubelet's flags (" + launch.script +
                                " owns them): label the node with kubectl");
         } else {
-          SetLauncherFlag(draft, launch, "node-labels", merged, "kubelet's --node-labels: " + merged);
+          SetLauncherFlag(draft, launch, "node-labels", merged,
+                          "kubelet's --node-labels: " + merged);
         }
       }
     }
   } catch (const NodeError&) {
     throw;
   } catch (const std::exception& e) {
-    throw NodeError(std::string("cannot plan the change safely: ") + e.what() + "; nothing changed");
+    throw NodeError(std::string("cannot plan the change safely: ") + e.what() +
+                    "; nothing changed");
   }
   // Kubelet's service starts after dxshim's (rke2's service, which runs kubelet, likewise).
   if (const auto service = node.Service(launch.service)) {
     auto dependencies = service->dependencies;
-    const bool has = std::any_of(dependencies.begin(), dependencies.end(), [&](const std::string& d) {
-      return Lower(d) == Lower(options.service);
-    });
+    const bool has =
+        std::any_of(dependencies.begin(), dependencies.end(),
+                    [&](const std::string& d) { return Lower(d) == Lower(options.service); });
     if (!has) {
       dependencies.push_back(options.service);
       draft.Edit(NodeChange::Kind::kServiceDependencies, launch.service, "",
@@ -252,8 +259,9 @@ InstallPlan PlanInstall(NodeSystem& node, const KubeletLaunch& launch, InstallMo
 std::string ManualSteps(const PlanOptions& options) {
   return "To use dxshim, set kubelet's --container-runtime-endpoint (or containerRuntimeEndpoint "
          "in its --config file) to " +
-         options.dxshim_endpoint + " where your launcher keeps it, make kubelet's service depend on " +
-         options.service + " (sc.exe config kubelet depend= containerd/" + options.service +
+         options.dxshim_endpoint +
+         " where your launcher keeps it, make kubelet's service depend on " + options.service +
+         " (sc.exe config kubelet depend= containerd/" + options.service +
          "), and restart kubelet; or run `dxshim install --mode takeover`.";
 }
 

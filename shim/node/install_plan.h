@@ -21,7 +21,7 @@ enum class InstallMode { kEndpoint, kTakeover };
 std::string_view InstallModeName(InstallMode mode);
 
 struct PlanOptions {
-  std::string service = "dxshim";                      // dxshim's service name
+  std::string service = "dxshim";                         // dxshim's service name
   std::string dxshim_endpoint = "npipe://./pipe/dxshim";  // endpoint mode: kubelet's new endpoint
   std::string dxshim_config;  // dxshim.yaml (takeover sets listen and runtime there)
   // takeover: where containerd moves, and its config file (empty: from the containerd service's

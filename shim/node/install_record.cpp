@@ -111,15 +111,17 @@ std::string WriteInstallRecord(const InstallRecord& record) {
   out += "  \"restart\": " + JsonString(record.restart) + ",\n";
   out += "  \"kubeletService\": " + JsonString(record.kubelet_service) + ",\n";
   out += "  \"containerdService\": " + JsonString(record.containerd_service) + ",\n";
-  out += std::string("  \"createdService\": ") + (record.created_service ? "true" : "false") + ",\n";
+  out +=
+      std::string("  \"createdService\": ") + (record.created_service ? "true" : "false") + ",\n";
   out += "  \"changes\": [";
   for (std::size_t i = 0; i < record.changes.size(); ++i) {
     const auto& c = record.changes[i];
     out += i ? ",\n    {" : "\n    {";
     out += "\"kind\": " + JsonString(KindName(c.kind)) + ", \"target\": " + JsonString(c.target) +
            ", \"name\": " + JsonString(c.name) + ", \"expand\": " + (c.expand ? "true" : "false") +
-           ",\n     \"why\": " + JsonString(c.why) + ",\n     \"beforeExists\": " +
-           (c.before ? "true" : "false") + ", \"before\": " + JsonString(Base64(c.before.value_or(""))) +
+           ",\n     \"why\": " + JsonString(c.why) +
+           ",\n     \"beforeExists\": " + (c.before ? "true" : "false") +
+           ", \"before\": " + JsonString(Base64(c.before.value_or(""))) +
            ",\n     \"after\": " + JsonString(Base64(c.after)) + "}";
   }
   out += record.changes.empty() ? "]\n}\n" : "\n  ]\n}\n";

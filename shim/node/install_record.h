@@ -1,7 +1,8 @@
 // The record `dxshim install` writes before it changes anything
-// (%ProgramData%/dxshim/install-record.json): every change with its value before and after, the mode, and whether
-// install created the dxshim service. Uninstall undoes exactly this. Values are kept as base64
-// next to a readable summary, so that a file comes back byte for byte (CRLF, no BOM, ...).
+// (%ProgramData%/dxshim/install-record.json): every change with its value before and after, the
+// mode, and whether install created the dxshim service. Uninstall undoes exactly this. Values are
+// kept as base64 next to a readable summary, so that a file comes back byte for byte (CRLF, no BOM,
+// ...).
 #pragma once
 
 #include <optional>

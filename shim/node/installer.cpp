@@ -193,13 +193,14 @@ std::string NodeName(NodeSystem& node, const KubeletLaunch& launch) {
   return Lower(node.ExpandEnvironment("%COMPUTERNAME%"));
 }
 
-void SayLabels(NodeSystem& node, const KubeletLaunch& launch, const std::vector<std::string>& labels,
-               const Say& say) {
+void SayLabels(NodeSystem& node, const KubeletLaunch& launch,
+               const std::vector<std::string>& labels, const Say& say) {
   if (labels.empty()) return;
   std::string list;
   for (const auto& label : labels) list += " " + label;
   say("kubelet applies --node-labels when it registers the node; a node already registered gets "
-      "the GPU labels with: kubectl label node " + NodeName(node, launch) + " --overwrite" + list);
+      "the GPU labels with: kubectl label node " +
+      NodeName(node, launch) + " --overwrite" + list);
 }
 
 }  // namespace
@@ -266,7 +267,8 @@ int Install(NodeSystem& node, const InstallOptions& o) {
   }
   for (const auto& change : plan.changes) s.values.emplace_back(change, change.after);
 
-  for (const auto& change : plan.changes) say("will change " + change.Describe() + ": " + change.why);
+  for (const auto& change : plan.changes)
+    say("will change " + change.Describe() + ": " + change.why);
   if (s.create) say("will create service " + o.plan.service + ": " + o.dxshim_command_line);
   if (s.dxshim_command_line) say("will change " + command_change.Describe());
   for (const auto& note : plan.notes) say(note);
@@ -380,10 +382,14 @@ int Uninstall(NodeSystem& node, const UninstallOptions& o) {
     return kFailed;
   }
   if (!record) {
-    say("no install record at " + o.record_path + ": nothing changed. If kubelet's service still "
-        "depends on " + o.service + ", remove that first (sc.exe qc kubelet shows its "
+    say("no install record at " + o.record_path +
+        ": nothing changed. If kubelet's service still "
+        "depends on " +
+        o.service +
+        ", remove that first (sc.exe qc kubelet shows its "
         "dependencies; sc.exe config kubelet depend= <the others>), then point kubelet back at "
-        "containerd and delete the service (sc.exe delete " + o.service + ").");
+        "containerd and delete the service (sc.exe delete " +
+        o.service + ").");
     return kFailed;
   }
   std::vector<std::string> tampered;
@@ -395,7 +401,8 @@ int Uninstall(NodeSystem& node, const UninstallOptions& o) {
     std::string list;
     for (const auto& t : tampered) list += "\n  " + t;
     say("uninstall refused, nothing changed: these no longer hold what install wrote (changed "
-        "since, by hand or by the distribution); restore them or edit " + o.record_path + ":" + list);
+        "since, by hand or by the distribution); restore them or edit " +
+        o.record_path + ":" + list);
     return kFailed;
   }
   Switch s;

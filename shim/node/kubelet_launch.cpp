@@ -98,8 +98,8 @@ void ApplyFlags(const FlagSet& flags, SettingPlace place, const std::string& pat
     try {
       launch.healthz_port = std::stoi(*flags.healthz_port);
     } catch (const std::exception&) {
-      throw NodeError("kubelet's --healthz-port in " + path + " is not a number: " +
-                      *flags.healthz_port);
+      throw NodeError("kubelet's --healthz-port in " + path +
+                      " is not a number: " + *flags.healthz_port);
     }
   }
 }
@@ -212,7 +212,8 @@ void FromConfigFiles(NodeSystem& node, KubeletLaunch& launch) {
           launch.runtime_endpoint = {*value, place, path};
         }
       }
-      if (auto port = ReadTopLevelString(*text, "healthzPort")) launch.healthz_port = std::stoi(*port);
+      if (auto port = ReadTopLevelString(*text, "healthzPort"))
+        launch.healthz_port = std::stoi(*port);
       if (auto address = ReadTopLevelString(*text, "healthzBindAddress")) {
         launch.healthz_address = *address;
       }
@@ -237,26 +238,40 @@ void FromConfigFiles(NodeSystem& node, KubeletLaunch& launch) {
 
 std::string_view LauncherName(Launcher launcher) {
   switch (launcher) {
-    case Launcher::kNativeService: return "a service that runs kubelet.exe";
-    case Launcher::kNssmKubelet: return "NSSM running kubelet.exe";
-    case Launcher::kNssmKubeadmScript: return "NSSM running kubeadm's StartKubelet.ps1";
-    case Launcher::kNssmAksScript: return "NSSM running AKS's kubeletstart.ps1";
-    case Launcher::kRke2: return "the rke2 service";
-    case Launcher::kUnknown: break;
+    case Launcher::kNativeService:
+      return "a service that runs kubelet.exe";
+    case Launcher::kNssmKubelet:
+      return "NSSM running kubelet.exe";
+    case Launcher::kNssmKubeadmScript:
+      return "NSSM running kubeadm's StartKubelet.ps1";
+    case Launcher::kNssmAksScript:
+      return "NSSM running AKS's kubeletstart.ps1";
+    case Launcher::kRke2:
+      return "the rke2 service";
+    case Launcher::kUnknown:
+      break;
   }
   return "unknown";
 }
 
 std::string_view SettingPlaceName(SettingPlace place) {
   switch (place) {
-    case SettingPlace::kServiceCommandLine: return "the service's command line";
-    case SettingPlace::kNssmParameters: return "NSSM's AppParameters";
-    case SettingPlace::kKubeadmFlagsFile: return "KUBELET_KUBEADM_ARGS";
-    case SettingPlace::kRke2Config: return "rke2's kubelet-arg";
-    case SettingPlace::kScript: return "the launcher script";
-    case SettingPlace::kConfigDropIn: return "a --config-dir drop-in";
-    case SettingPlace::kConfigFile: return "the --config file";
-    case SettingPlace::kDefault: break;
+    case SettingPlace::kServiceCommandLine:
+      return "the service's command line";
+    case SettingPlace::kNssmParameters:
+      return "NSSM's AppParameters";
+    case SettingPlace::kKubeadmFlagsFile:
+      return "KUBELET_KUBEADM_ARGS";
+    case SettingPlace::kRke2Config:
+      return "rke2's kubelet-arg";
+    case SettingPlace::kScript:
+      return "the launcher script";
+    case SettingPlace::kConfigDropIn:
+      return "a --config-dir drop-in";
+    case SettingPlace::kConfigFile:
+      return "the --config file";
+    case SettingPlace::kDefault:
+      break;
   }
   return "kubelet's default";
 }
@@ -293,7 +308,8 @@ KubeletLaunch FindKubeletLaunch(NodeSystem& node) {
       std::size_t at = 0;
       while (at < words.size() && FileNameOf(words[at].text) != "kubelet.exe") ++at;
       if (at == words.size()) {
-        launch.why_unknown = "the kubelet service runs " + (words.empty() ? "nothing" : words[0].text) +
+        launch.why_unknown = "the kubelet service runs " +
+                             (words.empty() ? "nothing" : words[0].text) +
                              ", and kubelet.exe is not on its command line";
       } else {
         launch.launcher = Launcher::kNativeService;

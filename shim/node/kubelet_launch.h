@@ -20,7 +20,14 @@
 
 namespace dxshim::node {
 
-enum class Launcher { kNativeService, kNssmKubelet, kNssmKubeadmScript, kNssmAksScript, kRke2, kUnknown };
+enum class Launcher {
+  kNativeService,
+  kNssmKubelet,
+  kNssmKubeadmScript,
+  kNssmAksScript,
+  kRke2,
+  kUnknown
+};
 std::string_view LauncherName(Launcher launcher);
 
 // Where a kubelet setting comes from, most binding first as kubelet applies them: a command-line
@@ -45,8 +52,8 @@ struct Setting {
 
 struct KubeletLaunch {
   Launcher launcher = Launcher::kUnknown;
-  std::string service;       // the service that runs kubelet: "kubelet", or "rke2"
-  std::string command_line;  // that service's command line
+  std::string service;             // the service that runs kubelet: "kubelet", or "rke2"
+  std::string command_line;        // that service's command line
   std::vector<std::string> chain;  // how kubelet is reached, one step each, for messages
   std::string why_unknown;         // for kUnknown: what was found instead
 

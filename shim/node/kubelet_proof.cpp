@@ -33,8 +33,8 @@ Proof Check(NodeSystem& node, const ProofTarget& target) {
       return {false, e.what()};
     }
     if (PipePathOf(live) != wanted) {
-      return {false, "the running kubelet.exe (pid " + std::to_string(kubelet.pid) + ") uses " + live +
-                         ", not " + target.kubelet_endpoint};
+      return {false, "the running kubelet.exe (pid " + std::to_string(kubelet.pid) + ") uses " +
+                         live + ", not " + target.kubelet_endpoint};
     }
   }
   std::string seen = "the running kubelet.exe (pid " + std::to_string(kubelets.front().pid) +
@@ -49,8 +49,9 @@ Proof Check(NodeSystem& node, const ProofTarget& target) {
     }
     const auto colon = target.metrics_address.rfind(':');
     if (colon == std::string::npos) {
-      return {false, "dxshim's metrics endpoint is off (metrics-listen): the calls it relays "
-                     "for kubelet cannot be counted"};
+      return {false,
+              "dxshim's metrics endpoint is off (metrics-listen): the calls it relays "
+              "for kubelet cannot be counted"};
     }
     const auto metrics = node.HttpGet(target.metrics_address.substr(0, colon),
                                       std::stoi(target.metrics_address.substr(colon + 1)),
@@ -100,8 +101,10 @@ Proof KubeletHealthy(NodeSystem& node, const ProofTarget& target) {
   const std::string address = target.healthz_address == "0.0.0.0" || target.healthz_address.empty()
                                   ? "127.0.0.1"
                                   : target.healthz_address;
-  const auto answer = node.HttpGet(address, target.healthz_port, "/healthz", std::chrono::seconds(5));
-  const std::string where = "http://" + address + ":" + std::to_string(target.healthz_port) + "/healthz";
+  const auto answer =
+      node.HttpGet(address, target.healthz_port, "/healthz", std::chrono::seconds(5));
+  const std::string where =
+      "http://" + address + ":" + std::to_string(target.healthz_port) + "/healthz";
   if (!answer) return {false, "kubelet's " + where + " does not answer"};
   if (answer->status != 200 || answer->body != "ok") {
     return {false, "kubelet's " + where + " answers " + std::to_string(answer->status) + " " +

@@ -33,7 +33,8 @@ struct ProofTarget {
 std::string LiveKubeletEndpoint(NodeSystem& node, const std::string& command_line);
 
 // Checks until it holds or `timeout` passes; the last reason when it does not.
-Proof ProveKubeletUses(NodeSystem& node, const ProofTarget& target, std::chrono::milliseconds timeout);
+Proof ProveKubeletUses(NodeSystem& node, const ProofTarget& target,
+                       std::chrono::milliseconds timeout);
 
 // Kubelet's /healthz on `target`: "ok" with 200.
 Proof KubeletHealthy(NodeSystem& node, const ProofTarget& target);

@@ -4,17 +4,22 @@ namespace dxshim::node {
 
 std::string NodeChange::Describe() const {
   switch (kind) {
-    case Kind::kFile: return "file " + target;
-    case Kind::kRegistry: return "registry value HKLM\\" + target + "\\" + name;
-    case Kind::kServiceCommandLine: return "service " + target + "'s command line";
-    case Kind::kServiceDependencies: return "service " + target + "'s dependencies";
+    case Kind::kFile:
+      return "file " + target;
+    case Kind::kRegistry:
+      return "registry value HKLM\\" + target + "\\" + name;
+    case Kind::kServiceCommandLine:
+      return "service " + target + "'s command line";
+    case Kind::kServiceDependencies:
+      return "service " + target + "'s dependencies";
   }
   return target;
 }
 
 std::optional<std::string> CurrentValue(NodeSystem& node, const NodeChange& change) {
   switch (change.kind) {
-    case NodeChange::Kind::kFile: return node.ReadFile(change.target);
+    case NodeChange::Kind::kFile:
+      return node.ReadFile(change.target);
     case NodeChange::Kind::kRegistry: {
       const auto value = node.ReadRegistry(change.target, change.name);
       return value ? std::optional(value->data) : std::nullopt;
@@ -31,7 +36,8 @@ std::optional<std::string> CurrentValue(NodeSystem& node, const NodeChange& chan
   return std::nullopt;
 }
 
-void WriteValue(NodeSystem& node, const NodeChange& change, const std::optional<std::string>& value) {
+void WriteValue(NodeSystem& node, const NodeChange& change,
+                const std::optional<std::string>& value) {
   const std::string data = value.value_or("");
   switch (change.kind) {
     case NodeChange::Kind::kFile:
@@ -44,7 +50,9 @@ void WriteValue(NodeSystem& node, const NodeChange& change, const std::optional<
     case NodeChange::Kind::kRegistry:
       node.WriteRegistry(change.target, change.name, RegistryString{data, change.expand});
       return;
-    case NodeChange::Kind::kServiceCommandLine: node.SetServiceCommandLine(change.target, data); return;
+    case NodeChange::Kind::kServiceCommandLine:
+      node.SetServiceCommandLine(change.target, data);
+      return;
     case NodeChange::Kind::kServiceDependencies:
       node.SetServiceDependencies(change.target, SplitDependencies(data));
       return;

@@ -33,7 +33,8 @@ struct NodeChange {
 // The value the node holds now for what `change` changes; nullopt: a file that does not exist.
 std::optional<std::string> CurrentValue(NodeSystem& node, const NodeChange& change);
 // Writes `value` where `change` points; nullopt removes the file (it did not exist before).
-void WriteValue(NodeSystem& node, const NodeChange& change, const std::optional<std::string>& value);
+void WriteValue(NodeSystem& node, const NodeChange& change,
+                const std::optional<std::string>& value);
 
 std::string JoinDependencies(const std::vector<std::string>& names);
 std::vector<std::string> SplitDependencies(const std::string& joined);

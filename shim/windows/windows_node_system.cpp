@@ -33,7 +33,9 @@ class ServiceHandle {
   }
   ServiceHandle(const ServiceHandle&) = delete;
   ServiceHandle& operator=(const ServiceHandle&) = delete;
-  ServiceHandle(ServiceHandle&& other) noexcept : handle_(other.handle_) { other.handle_ = nullptr; }
+  ServiceHandle(ServiceHandle&& other) noexcept : handle_(other.handle_) {
+    other.handle_ = nullptr;
+  }
   ServiceHandle& operator=(ServiceHandle&&) = delete;
   SC_HANDLE get() const { return handle_; }
   explicit operator bool() const { return handle_ != nullptr; }
@@ -44,7 +46,8 @@ class ServiceHandle {
 
 ServiceHandle Manager(DWORD access) {
   ServiceHandle manager(OpenSCManagerW(nullptr, nullptr, access));
-  if (!manager) throw NodeError("cannot open the service control manager (" + ErrorText(GetLastError()) + ")");
+  if (!manager)
+    throw NodeError("cannot open the service control manager (" + ErrorText(GetLastError()) + ")");
   return manager;
 }
 
@@ -71,8 +74,8 @@ std::vector<std::string> RegistryList(const std::string& key, const wchar_t* nam
   }
   std::vector<wchar_t> data(size / sizeof(wchar_t) + 2, L'\0');
   DWORD bytes = static_cast<DWORD>(data.size() * sizeof(wchar_t));
-  if (RegGetValueW(HKEY_LOCAL_MACHINE, wkey.c_str(), name, RRF_RT_REG_MULTI_SZ, nullptr, data.data(),
-                   &bytes) != ERROR_SUCCESS) {
+  if (RegGetValueW(HKEY_LOCAL_MACHINE, wkey.c_str(), name, RRF_RT_REG_MULTI_SZ, nullptr,
+                   data.data(), &bytes) != ERROR_SUCCESS) {
     return {};
   }
   std::vector<std::string> out;
@@ -86,7 +89,8 @@ ServiceConfig QueryConfig(SC_HANDLE service, const std::string& name) {
   std::vector<unsigned char> buffer(needed + 16);
   auto* config = reinterpret_cast<QUERY_SERVICE_CONFIGW*>(buffer.data());
   if (!QueryServiceConfigW(service, config, static_cast<DWORD>(buffer.size()), &needed)) {
-    throw NodeError("cannot read service " + name + "'s configuration (" + ErrorText(GetLastError()) + ")");
+    throw NodeError("cannot read service " + name + "'s configuration (" +
+                    ErrorText(GetLastError()) + ")");
   }
   ServiceConfig out;
   out.command_line = config->lpBinaryPathName ? Utf8FromWide(config->lpBinaryPathName) : "";
@@ -103,7 +107,8 @@ SERVICE_STATUS_PROCESS QueryStatus(SC_HANDLE service, const std::string& name) {
   DWORD needed = 0;
   if (!QueryServiceStatusEx(service, SC_STATUS_PROCESS_INFO, reinterpret_cast<BYTE*>(&status),
                             sizeof status, &needed)) {
-    throw NodeError("cannot read service " + name + "'s status (" + ErrorText(GetLastError()) + ")");
+    throw NodeError("cannot read service " + name + "'s status (" + ErrorText(GetLastError()) +
+                    ")");
   }
   return status;
 }
@@ -122,8 +127,7 @@ void ChangeConfig(SC_HANDLE service, const std::string& name, const wchar_t* com
 
 // A process's command line from its PEB (same bitness; ReadProcessMemory).
 std::string CommandLineOf(DWORD pid) {
-  const HANDLE process =
-      OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, pid);
+  const HANDLE process = OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, pid);
   if (!process) return "";
   std::string out;
   PROCESS_BASIC_INFORMATION basic{};
@@ -191,18 +195,19 @@ class WindowsNodeSystem : public node::NodeSystem {
   void WriteRegistry(const std::string& key, const std::string& name,
                      const node::RegistryString& value) override {
     const std::wstring data = Widen(value.data);
-    const LSTATUS status = RegSetKeyValueW(
-        HKEY_LOCAL_MACHINE, Widen(key).c_str(), Widen(name).c_str(),
-        value.expand ? REG_EXPAND_SZ : REG_SZ, data.c_str(),
-        static_cast<DWORD>((data.size() + 1) * sizeof(wchar_t)));
+    const LSTATUS status =
+        RegSetKeyValueW(HKEY_LOCAL_MACHINE, Widen(key).c_str(), Widen(name).c_str(),
+                        value.expand ? REG_EXPAND_SZ : REG_SZ, data.c_str(),
+                        static_cast<DWORD>((data.size() + 1) * sizeof(wchar_t)));
     if (status != ERROR_SUCCESS) {
       throw NodeError("cannot write HKLM\\" + key + "\\" + name + " (" + ErrorText(status) + ")");
     }
   }
 
   std::optional<std::string> ReadFile(const std::string& path) override {
-    const HANDLE file = CreateFileW(Widen(path).c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE,
-                                    nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+    const HANDLE file =
+        CreateFileW(Widen(path).c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
+                    OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
     if (file == INVALID_HANDLE_VALUE) {
       const DWORD error = GetLastError();
       if (error == ERROR_FILE_NOT_FOUND || error == ERROR_PATH_NOT_FOUND) return std::nullopt;
@@ -269,8 +274,8 @@ class WindowsNodeSystem : public node::NodeSystem {
 
   std::optional<node::ServiceState> Service(const std::string& name) override {
     const auto manager = Manager(SC_MANAGER_CONNECT);
-    const ServiceHandle service(
-        OpenServiceW(manager.get(), Widen(name).c_str(), SERVICE_QUERY_CONFIG | SERVICE_QUERY_STATUS));
+    const ServiceHandle service(OpenServiceW(manager.get(), Widen(name).c_str(),
+                                             SERVICE_QUERY_CONFIG | SERVICE_QUERY_STATUS));
     if (!service) {
       if (GetLastError() == ERROR_SERVICE_DOES_NOT_EXIST) return std::nullopt;
       throw NodeError("cannot open service " + name + " (" + ErrorText(GetLastError()) + ")");
@@ -288,16 +293,18 @@ class WindowsNodeSystem : public node::NodeSystem {
   void RegisterService(const node::ServiceSpec& spec) override {
     const auto manager = Manager(SC_MANAGER_CREATE_SERVICE);
     const std::wstring dependencies = MultiString(spec.dependencies);
-    const ServiceHandle service(CreateServiceW(
-        manager.get(), Widen(spec.name).c_str(), Widen(spec.display_name).c_str(), SERVICE_ALL_ACCESS,
-        SERVICE_WIN32_OWN_PROCESS, SERVICE_AUTO_START, SERVICE_ERROR_NORMAL,
-        Widen(spec.command_line).c_str(), nullptr, nullptr, dependencies.c_str(), nullptr, nullptr));
+    const ServiceHandle service(
+        CreateServiceW(manager.get(), Widen(spec.name).c_str(), Widen(spec.display_name).c_str(),
+                       SERVICE_ALL_ACCESS, SERVICE_WIN32_OWN_PROCESS, SERVICE_AUTO_START,
+                       SERVICE_ERROR_NORMAL, Widen(spec.command_line).c_str(), nullptr, nullptr,
+                       dependencies.c_str(), nullptr, nullptr));
     if (!service) {
-      throw NodeError("cannot create service " + spec.name + " (" + ErrorText(GetLastError()) + ")");
+      throw NodeError("cannot create service " + spec.name + " (" + ErrorText(GetLastError()) +
+                      ")");
     }
     // Restarted by the service manager when it fails: 2 s, 2 s, then 10 s; counts reset after 60 s.
-    SC_ACTION actions[] = {{SC_ACTION_RESTART, 2000}, {SC_ACTION_RESTART, 2000},
-                           {SC_ACTION_RESTART, 10000}};
+    SC_ACTION actions[] = {
+        {SC_ACTION_RESTART, 2000}, {SC_ACTION_RESTART, 2000}, {SC_ACTION_RESTART, 10000}};
     SERVICE_FAILURE_ACTIONSW failure{};
     failure.dwResetPeriod = 60;
     failure.cActions = 3;
@@ -363,7 +370,8 @@ class WindowsNodeSystem : public node::NodeSystem {
     while (!ControlService(service.get(), SERVICE_CONTROL_STOP, &status)) {
       const DWORD error = GetLastError();
       if (error == ERROR_SERVICE_NOT_ACTIVE) return;
-      if (error != ERROR_SERVICE_CANNOT_ACCEPT_CTRL || std::chrono::steady_clock::now() >= deadline) {
+      if (error != ERROR_SERVICE_CANNOT_ACCEPT_CTRL ||
+          std::chrono::steady_clock::now() >= deadline) {
         throw NodeError("cannot stop service " + name + " (" + ErrorText(error) +
                         (error == ERROR_DEPENDENT_SERVICES_RUNNING
                              ? ": services that depend on it are running"
@@ -383,7 +391,8 @@ class WindowsNodeSystem : public node::NodeSystem {
     }
     PROCESSENTRY32W entry{};
     entry.dwSize = sizeof entry;
-    for (bool more = Process32FirstW(snapshot, &entry); more; more = Process32NextW(snapshot, &entry)) {
+    for (bool more = Process32FirstW(snapshot, &entry); more;
+         more = Process32NextW(snapshot, &entry)) {
       node::ProcessInfo process;
       process.pid = entry.th32ProcessID;
       process.program = Utf8FromWide(entry.szExeFile);
@@ -417,7 +426,8 @@ class WindowsNodeSystem : public node::NodeSystem {
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* found = nullptr;
-    if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) return std::nullopt;
+    if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0)
+      return std::nullopt;
     std::optional<HttpAnswer> answer;
     for (addrinfo* a = found; a && !answer; a = a->ai_next) {
       const SOCKET s = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
@@ -459,7 +469,8 @@ class WindowsNodeSystem : public node::NodeSystem {
  private:
   static ServiceHandle Open(const ServiceHandle& manager, const std::string& name, DWORD access) {
     ServiceHandle service(OpenServiceW(manager.get(), Widen(name).c_str(), access));
-    if (!service) throw NodeError("cannot open service " + name + " (" + ErrorText(GetLastError()) + ")");
+    if (!service)
+      throw NodeError("cannot open service " + name + " (" + ErrorText(GetLastError()) + ")");
     return service;
   }
 
@@ -500,6 +511,8 @@ class WindowsNodeSystem : public node::NodeSystem {
 
 }  // namespace
 
-std::unique_ptr<node::NodeSystem> MakeWindowsNodeSystem() { return std::make_unique<WindowsNodeSystem>(); }
+std::unique_ptr<node::NodeSystem> MakeWindowsNodeSystem() {
+  return std::make_unique<WindowsNodeSystem>();
+}
 
 }  // namespace dxshim::windows

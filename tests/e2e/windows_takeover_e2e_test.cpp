@@ -8,10 +8,10 @@
 //     --\\.\pipe\containerd-containerd--> dxshim.exe --tcp://--> containerd
 // containerd cannot run under wine, so its moved pipe is stood in for by a loopback TCP port
 // forwarded to its unix socket (socat): like the pipe, and unlike containerd's own TCP endpoint
-// (which serves CRI only), it serves every service. node_install_test.sh checks that install writes the moved pipe into containerd's
-// config.toml and dxshim's listen/runtime, on wine's real service manager.
+// (which serves CRI only), it serves every service. node_install_test.sh checks that install writes
+// the moved pipe into containerd's config.toml and dxshim's listen/runtime, on wine's real service
+// manager.
 #include <gtest/gtest.h>
-
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -58,15 +58,16 @@ TEST(WindowsTakeover, KubeletsPipeReachesContainerdThroughDxshimForEveryService)
   Containerd containerd;
   // containerd's moved pipe: every service of containerd's socket, on a loopback port.
   const int moved = UnusedPort();
-  Process moved_pipe({"socat", "TCP-LISTEN:" + std::to_string(moved) + ",bind=127.0.0.1,reuseaddr,fork",
-                      "UNIX-CONNECT:" + containerd.socket()},
-                     dir / "moved-pipe.log");
-  WineDxshim dxshim(DXSHIM_WINDOWS_EXE, DXSHIM_PIPE_RELAY_EXE, "tcp://127.0.0.1:" + std::to_string(moved),
-                    {"--device-source",
-                     "inventory:" DXSHIM_SOURCE_DIR "/deploy/examples/inventories/nvidia-t4.yaml",
-                     "--target", "linux", "--linux-system32-path", "/usr/lib/dxshim",
-                     "--device-plugin", "false"},
-                    "containerd-containerd");
+  Process moved_pipe(
+      {"socat", "TCP-LISTEN:" + std::to_string(moved) + ",bind=127.0.0.1,reuseaddr,fork",
+       "UNIX-CONNECT:" + containerd.socket()},
+      dir / "moved-pipe.log");
+  WineDxshim dxshim(
+      DXSHIM_WINDOWS_EXE, DXSHIM_PIPE_RELAY_EXE, "tcp://127.0.0.1:" + std::to_string(moved),
+      {"--device-source",
+       "inventory:" DXSHIM_SOURCE_DIR "/deploy/examples/inventories/nvidia-t4.yaml", "--target",
+       "linux", "--linux-system32-path", "/usr/lib/dxshim", "--device-plugin", "false"},
+      "containerd-containerd");
   ASSERT_TRUE(dxshim.running()) << dxshim.Log();
   EXPECT_NE(dxshim.Log().find("listening on npipe://./pipe/containerd-containerd"),
             std::string::npos)
@@ -81,8 +82,7 @@ TEST(WindowsTakeover, KubeletsPipeReachesContainerdThroughDxshimForEveryService)
 
   // ctr's native API through the same pipe: a unix socket in front of the pipe's forwarder.
   const std::string socket = dir / "ctr.sock";
-  Process socat({"socat", "UNIX-LISTEN:" + socket + ",fork",
-                 "TCP:" + dxshim.pipe_target()},
+  Process socat({"socat", "UNIX-LISTEN:" + socket + ",fork", "TCP:" + dxshim.pipe_target()},
                 dir / "socat.log");
   ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(socket); }, seconds(10))) << socat.Log();
   for (const auto& [name, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{

@@ -159,10 +159,11 @@ TEST(NodeContainerdConfig, Version4KeepsTheAddressInTheGrpcPluginTable) {
       "    address = '\\\\.\\pipe\\containerd-containerd'\n    max_recv_message_size = 16777216\n";
   EXPECT_EQ(ReadGrpcAddress(v4), "\\\\.\\pipe\\containerd-containerd");
   const std::string moved = Set(v4);
-  EXPECT_EQ(moved, "version = 4\n\n[grpc]\n  address = 'ignored'\n\n"
-                   "[plugins]\n  [plugins.'io.containerd.server.v1.grpc']\n"
-                   "    address = '\\\\.\\pipe\\dxshim-containerd'\n"
-                   "    max_recv_message_size = 16777216\n");
+  EXPECT_EQ(moved,
+            "version = 4\n\n[grpc]\n  address = 'ignored'\n\n"
+            "[plugins]\n  [plugins.'io.containerd.server.v1.grpc']\n"
+            "    address = '\\\\.\\pipe\\dxshim-containerd'\n"
+            "    max_recv_message_size = 16777216\n");
   EXPECT_EQ(ReadGrpcAddress("version = 4\n[grpc]\naddress = 'x'\n"), std::nullopt);
   EXPECT_EQ(Set("version = 4\n"),
             "version = 4\n\n[plugins.'io.containerd.server.v1.grpc']\naddress = "

@@ -55,10 +55,12 @@ class FakeNode : public NodeSystem {
   }
   FakeService& service(const std::string& name) { return services.at(Lower(name)); }
   void KillProgram(const std::string& program) {
-    std::erase_if(processes, [&](const ProcessInfo& p) { return Lower(p.program) == Lower(program); });
+    std::erase_if(processes,
+                  [&](const ProcessInfo& p) { return Lower(p.program) == Lower(program); });
   }
 
-  std::optional<RegistryString> ReadRegistry(const std::string& key, const std::string& name) override {
+  std::optional<RegistryString> ReadRegistry(const std::string& key,
+                                             const std::string& name) override {
     const auto it = registry.find(RegistryName(key, name));
     return it == registry.end() ? std::nullopt : std::optional(it->second);
   }
@@ -70,12 +72,15 @@ class FakeNode : public NodeSystem {
     const auto it = files.find(path);
     return it == files.end() ? std::nullopt : std::optional(it->second);
   }
-  void WriteFile(const std::string& path, const std::string& bytes) override { files[path] = bytes; }
+  void WriteFile(const std::string& path, const std::string& bytes) override {
+    files[path] = bytes;
+  }
   void RemoveFile(const std::string& path) override { files.erase(path); }
   std::vector<std::string> ListFiles(const std::string& folder) override {
     std::vector<std::string> names;
     for (const auto& [path, bytes] : files) {
-      if (path.rfind(folder + "\\", 0) == 0 && path.find('\\', folder.size() + 1) == std::string::npos) {
+      if (path.rfind(folder + "\\", 0) == 0 &&
+          path.find('\\', folder.size() + 1) == std::string::npos) {
         names.push_back(path.substr(folder.size() + 1));
       }
     }
@@ -136,9 +141,11 @@ class FakeNode : public NodeSystem {
   void Sleep(std::chrono::milliseconds) override {}
   std::string ExpandEnvironment(const std::string& text) override {
     std::string out = text;
-    for (const auto& [name, value] : std::map<std::string, std::string>{
-             {"%SystemDrive%", "C:"}, {"%ProgramData%", "C:\\ProgramData"},
-             {"%ProgramFiles%", "C:\\Program Files"}, {"%SystemRoot%", "C:\\Windows"}}) {
+    for (const auto& [name, value] :
+         std::map<std::string, std::string>{{"%SystemDrive%", "C:"},
+                                            {"%ProgramData%", "C:\\ProgramData"},
+                                            {"%ProgramFiles%", "C:\\Program Files"},
+                                            {"%SystemRoot%", "C:\\Windows"}}) {
       for (auto at = out.find(name); at != std::string::npos; at = out.find(name)) {
         out.replace(at, name.size(), value);
       }

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "shim/node/containerd_config.h"
 #include "shim/node/config_file_edit.h"
+#include "shim/node/containerd_config.h"
 #include "shim/node/install_record.h"
 #include "shim/node/kubelet_flags.h"
 #include "shim/node/rke2_config.h"
@@ -19,7 +19,8 @@ namespace {
 constexpr char kRecord[] = "C:\\ProgramData\\dxshim\\install-record.json";
 constexpr char kDxshimConfig[] = "C:\\ProgramData\\dxshim\\dxshim.yaml";
 constexpr char kDxshimCommand[] =
-    "\"C:\\Program Files\\dxshim\\dxshim.exe\" serve --config \"C:\\ProgramData\\dxshim\\dxshim.yaml\"";
+    "\"C:\\Program Files\\dxshim\\dxshim.exe\" serve --config "
+    "\"C:\\ProgramData\\dxshim\\dxshim.yaml\"";
 constexpr char kNssmKey[] = "SYSTEM\\CurrentControlSet\\Services\\kubelet\\Parameters";
 constexpr char kHealthz[] = "127.0.0.1:10248/healthz";
 constexpr char kContainerdConfig[] = "C:\\Program Files\\containerd\\config.toml";
@@ -37,7 +38,8 @@ std::string KubeletCommandLine(FakeNode& node) {
     const auto flags = ReadKubeadmFlags(node.files.at("C:\\var\\lib\\kubelet\\kubeadm-flags.env"));
     return "C:\\k\\kubelet.exe " + flags->args + " --config=/var/lib/kubelet/config.yaml";
   }
-  return "c:\\k\\kubelet.exe --v=2 --container-runtime-endpoint=npipe://./pipe/containerd-containerd";
+  return "c:\\k\\kubelet.exe --v=2 "
+         "--container-runtime-endpoint=npipe://./pipe/containerd-containerd";
 }
 
 // Services start and stop their programs; kubelet answers /healthz while it runs.
@@ -50,9 +52,10 @@ void PlayLaunchers(FakeNode& node) {
     } else if (name == "rke2") {
       const auto endpoint = ReadRke2KubeletArg(n.files["C:\\etc\\rancher\\rke2\\config.yaml"],
                                                "container-runtime-endpoint");
-      n.processes.push_back({pid + 1, "kubelet.exe",
-                             "C:\\var\\lib\\rancher\\rke2\\bin\\kubelet.exe --container-runtime-endpoint=" +
-                                 endpoint.value_or("npipe:////./pipe/containerd-containerd")});
+      n.processes.push_back(
+          {pid + 1, "kubelet.exe",
+           "C:\\var\\lib\\rancher\\rke2\\bin\\kubelet.exe --container-runtime-endpoint=" +
+               endpoint.value_or("npipe:////./pipe/containerd-containerd")});
       n.http[kHealthz] = {200, "ok"};
     } else if (name == "containerd") {
       const auto pipe = ReadGrpcAddress(n.files.at(kContainerdConfig));
@@ -61,7 +64,8 @@ void PlayLaunchers(FakeNode& node) {
       const auto listen = ReadTopLevelString(n.files.at(kDxshimConfig), "listen").value();
       std::string pipe = "\\\\.\\pipe\\" + listen.substr(listen.rfind('/') + 1);
       n.pipes[FakeNode::Lower(pipe)] = pid;
-      n.http["127.0.0.1:9464/metrics"] = {200, "dxshim_pipe_clients_total{program=\"kubelet.exe\"} 2\n"};
+      n.http["127.0.0.1:9464/metrics"] = {200,
+                                          "dxshim_pipe_clients_total{program=\"kubelet.exe\"} 2\n"};
     }
   };
   node.on_stop = [](FakeNode& n, const std::string& name) {
@@ -107,8 +111,11 @@ std::string Joined(const std::vector<std::string>& lines) {
 
 void BaseNode(FakeNode& node) {
   PlayLaunchers(node);
-  node.files[kDxshimConfig] = "listen: npipe://./pipe/dxshim\r\nruntime: npipe://./pipe/containerd-containerd\r\nmetrics-listen: 127.0.0.1:9464\r\n";
-  node.files[kContainerdConfig] = "version = 2\n\n[grpc]\n  address = \"\\\\\\\\.\\\\pipe\\\\containerd-containerd\"\n";
+  node.files[kDxshimConfig] =
+      "listen: npipe://./pipe/dxshim\r\nruntime: "
+      "npipe://./pipe/containerd-containerd\r\nmetrics-listen: 127.0.0.1:9464\r\n";
+  node.files[kContainerdConfig] =
+      "version = 2\n\n[grpc]\n  address = \"\\\\\\\\.\\\\pipe\\\\containerd-containerd\"\n";
   node.AddService("containerd", "\"C:\\Program Files\\containerd\\containerd.exe\" --run-service");
 }
 
@@ -130,20 +137,23 @@ Snapshot Take(const FakeNode& node) {
 // EKS's shape: EKS-WindowsServiceHost.exe runs kubelet.exe with its flags on the service's line.
 constexpr char kEksLine[] =
     "\"C:\\Program Files\\Amazon\\EKS\\EKS-WindowsServiceHost.exe\" kubelet \"C:\\k\\kubelet.exe\" "
-    "--config=\"C:\\ProgramData\\kubernetes\\kubelet-config.json\" --hostname-override=ip-10-0-0-1.ec2.internal "
+    "--config=\"C:\\ProgramData\\kubernetes\\kubelet-config.json\" "
+    "--hostname-override=ip-10-0-0-1.ec2.internal "
     "--container-runtime-endpoint=\"npipe:////./pipe/containerd-containerd\" --v=1";
 
 TEST(NodeInstall, NativeServiceGetsTheFlagOnItsCommandLineAndProvesIt) {
   FakeNode node;
   BaseNode(node);
-  node.files["C:\\ProgramData\\kubernetes\\kubelet-config.json"] = "{\"kind\": \"KubeletConfiguration\"}";
+  node.files["C:\\ProgramData\\kubernetes\\kubelet-config.json"] =
+      "{\"kind\": \"KubeletConfiguration\"}";
   node.AddService("kubelet", kEksLine, {"containerd"});
   const Snapshot before = Take(node);
   std::vector<std::string> said;
   ASSERT_EQ(Install(node, Options(&said)), kInstalled) << Joined(said);
   const auto& kubelet = node.service("kubelet");
   EXPECT_EQ(kubelet.state.command_line,
-            "\"C:\\Program Files\\Amazon\\EKS\\EKS-WindowsServiceHost.exe\" kubelet \"C:\\k\\kubelet.exe\" "
+            "\"C:\\Program Files\\Amazon\\EKS\\EKS-WindowsServiceHost.exe\" kubelet "
+            "\"C:\\k\\kubelet.exe\" "
             "--config=\"C:\\ProgramData\\kubernetes\\kubelet-config.json\" "
             "--hostname-override=ip-10-0-0-1.ec2.internal "
             "--container-runtime-endpoint=\"npipe://./pipe/dxshim\" --v=1 "
@@ -153,7 +163,8 @@ TEST(NodeInstall, NativeServiceGetsTheFlagOnItsCommandLineAndProvesIt) {
   EXPECT_EQ(node.service("dxshim").state.command_line, kDxshimCommand);
   EXPECT_EQ(node.service("dxshim").state.dependencies, (std::vector<std::string>{"containerd"}));
   EXPECT_EQ(node.service("containerd").starts, 0);
-  EXPECT_NE(Joined(said).find("node name: ip-10-0-0-1.ec2.internal"), std::string::npos) << Joined(said);
+  EXPECT_NE(Joined(said).find("node name: ip-10-0-0-1.ec2.internal"), std::string::npos)
+      << Joined(said);
   EXPECT_NE(Joined(said).find("proof: the running kubelet.exe"), std::string::npos) << Joined(said);
 
   // Again: nothing to change, nothing restarted.
@@ -188,7 +199,8 @@ TEST(NodeInstall, KubeadmScriptGetsTheFlagInKubeadmFlagsFileOnly) {
   node.files["C:\\var\\lib\\kubelet\\kubeadm-flags.env"] =
       "KUBELET_KUBEADM_ARGS=\"--container-runtime-endpoint=npipe:////./pipe/containerd-containerd "
       "--pod-infra-container-image=registry.k8s.io/pause:3.9\"\n";
-  node.files["C:\\var\\lib\\kubelet\\config.yaml"] = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n";
+  node.files["C:\\var\\lib\\kubelet\\config.yaml"] =
+      "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n";
   node.AddService("kubelet", "C:\\k\\nssm.exe", {"containerd"});
   const Snapshot before = Take(node);
   std::vector<std::string> said;
@@ -211,7 +223,8 @@ TEST(NodeInstall, AksScriptIsTakenOverWithoutRestartingKubelet) {
   BaseNode(node);
   node.registry[FakeNode::RegistryName(kNssmKey, "Application")] = {
       "C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe", true};
-  node.registry[FakeNode::RegistryName(kNssmKey, "AppParameters")] = {"c:\\k\\kubeletstart.ps1", true};
+  node.registry[FakeNode::RegistryName(kNssmKey, "AppParameters")] = {"c:\\k\\kubeletstart.ps1",
+                                                                      true};
   node.files["c:\\k\\kubeletstart.ps1"] =
       "$KubeletArgList = $Global:ClusterConfiguration.Kubernetes.Kubelet.ConfigArgs\n"
       "$KubeletArgList += \"--container-runtime-endpoint=npipe://./pipe/containerd-containerd\"\n";
@@ -220,15 +233,18 @@ TEST(NodeInstall, AksScriptIsTakenOverWithoutRestartingKubelet) {
   std::vector<std::string> said;
   ASSERT_EQ(Install(node, Options(&said)), kInstalled) << Joined(said);
   EXPECT_NE(node.files[kContainerdConfig].find("containerd-behind-dxshim"), std::string::npos);
-  EXPECT_EQ(ReadTopLevelString(node.files[kDxshimConfig], "listen"), "npipe://./pipe/containerd-containerd");
+  EXPECT_EQ(ReadTopLevelString(node.files[kDxshimConfig], "listen"),
+            "npipe://./pipe/containerd-containerd");
   EXPECT_EQ(ReadTopLevelString(node.files[kDxshimConfig], "runtime"),
             "npipe://./pipe/containerd-behind-dxshim");
   EXPECT_EQ(node.service("kubelet").starts, 0) << "kubelet must not be restarted";
   EXPECT_EQ(node.service("kubelet").stops, 0);
   EXPECT_EQ(node.service("containerd").starts, 1);
   EXPECT_EQ(node.pipes["\\\\.\\pipe\\containerd-containerd"], node.service("dxshim").state.pid);
-  EXPECT_EQ(node.service("kubelet").state.dependencies, (std::vector<std::string>{"containerd", "dxshim"}));
-  EXPECT_NE(Joined(said).find("which has relayed kubelet's calls"), std::string::npos) << Joined(said);
+  EXPECT_EQ(node.service("kubelet").state.dependencies,
+            (std::vector<std::string>{"containerd", "dxshim"}));
+  EXPECT_NE(Joined(said).find("which has relayed kubelet's calls"), std::string::npos)
+      << Joined(said);
   EXPECT_NE(Joined(said).find("label the node with kubectl"), std::string::npos) << Joined(said);
 
   const Snapshot installed = Take(node);
@@ -246,14 +262,16 @@ TEST(NodeInstall, Rke2GetsAKubeletArgAndItsServiceDependsOnDxshim) {
   FakeNode node;
   BaseNode(node);
   node.services.erase("containerd");  // rke2 runs containerd itself
-  node.files["C:\\etc\\rancher\\rke2\\config.yaml"] = "server: https://10.0.0.1:9345\ntoken: secret\n";
+  node.files["C:\\etc\\rancher\\rke2\\config.yaml"] =
+      "server: https://10.0.0.1:9345\ntoken: secret\n";
   node.AddService("rke2", "\"C:\\usr\\local\\bin\\rke2.exe\" agent");
   const Snapshot before = Take(node);
   std::vector<std::string> said;
   auto o = Options(&said);
   o.plan.node_labels.clear();
   ASSERT_EQ(Install(node, o), kInstalled) << Joined(said);
-  EXPECT_EQ(ReadRke2KubeletArg(node.files["C:\\etc\\rancher\\rke2\\config.yaml"], "container-runtime-endpoint"),
+  EXPECT_EQ(ReadRke2KubeletArg(node.files["C:\\etc\\rancher\\rke2\\config.yaml"],
+                               "container-runtime-endpoint"),
             "npipe://./pipe/dxshim");
   EXPECT_EQ(node.service("rke2").starts, 1);
   EXPECT_EQ(node.service("rke2").state.dependencies, (std::vector<std::string>{"dxshim"}));
@@ -297,8 +315,10 @@ TEST(NodeInstall, UnknownLauncherChangesNothingAndSaysWhatToSet) {
 TEST(NodeInstall, WithoutProofEverythingIsRolledBack) {
   FakeNode node;
   BaseNode(node);
-  node.AddService("kubelet", "\"C:\\k\\kubelet.exe\" --container-runtime-endpoint=npipe://./pipe/containerd-containerd",
-                  {"containerd"});
+  node.AddService(
+      "kubelet",
+      "\"C:\\k\\kubelet.exe\" --container-runtime-endpoint=npipe://./pipe/containerd-containerd",
+      {"containerd"});
   // The live kubelet keeps containerd's endpoint whatever its service says (as a launcher that
   // rewrites it would).
   auto play = node.on_start;
@@ -315,8 +335,9 @@ TEST(NodeInstall, WithoutProofEverythingIsRolledBack) {
   EXPECT_EQ(Take(node), before) << Joined(said);
   EXPECT_FALSE(node.services.count("dxshim"));
   EXPECT_FALSE(node.files.count(kRecord));
-  EXPECT_NE(Joined(said).find("uses npipe://./pipe/containerd-containerd, not npipe://./pipe/dxshim"),
-            std::string::npos)
+  EXPECT_NE(
+      Joined(said).find("uses npipe://./pipe/containerd-containerd, not npipe://./pipe/dxshim"),
+      std::string::npos)
       << Joined(said);
   EXPECT_NE(Joined(said).find("rolled back"), std::string::npos) << Joined(said);
 }
@@ -324,8 +345,10 @@ TEST(NodeInstall, WithoutProofEverythingIsRolledBack) {
 TEST(NodeInstall, UninstallRefusesATamperedValueAndAMissingRecord) {
   FakeNode node;
   BaseNode(node);
-  node.AddService("kubelet", "\"C:\\k\\kubelet.exe\" --container-runtime-endpoint=npipe://./pipe/containerd-containerd",
-                  {"containerd"});
+  node.AddService(
+      "kubelet",
+      "\"C:\\k\\kubelet.exe\" --container-runtime-endpoint=npipe://./pipe/containerd-containerd",
+      {"containerd"});
   std::vector<std::string> said;
   auto undo = Undo();
   undo.say = [&](const std::string& l) { said.push_back(l); };
@@ -363,8 +386,13 @@ TEST(NodeInstallRecord, KeepsBytesAcrossWriteAndRead) {
   record.launcher = "x";
   record.restart = "kubelet";
   record.created_service = true;
-  NodeChange change{NodeChange::Kind::kFile, "C:\\a b\\c.yaml", "", false,
-                    std::string("\xEF\xBB\xBFkey: \"v\"\r\n\t\0x", 17), "after\n", "why \"quoted\""};
+  NodeChange change{NodeChange::Kind::kFile,
+                    "C:\\a b\\c.yaml",
+                    "",
+                    false,
+                    std::string("\xEF\xBB\xBFkey: \"v\"\r\n\t\0x", 17),
+                    "after\n",
+                    "why \"quoted\""};
   record.changes = {change, {NodeChange::Kind::kRegistry, "K", "N", true, std::nullopt, "", ""}};
   const auto read = ReadInstallRecord(WriteInstallRecord(record));
   EXPECT_EQ(read.changes, record.changes);
