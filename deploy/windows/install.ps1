@@ -91,8 +91,10 @@ function Test-Prerequisites {
   Write-Host "   Windows build $build, containerd $(if ($containerd) { $containerd } else { 'not a service here' }), $count GPU(s)"
 }
 
-# Copies the release; the running service is stopped (and started again by dxshim.exe install)
-# only when a binary differs, since in takeover mode it carries every call to containerd.
+# Copies the release and returns whether a binary changed. A running binary cannot be
+# overwritten but can be renamed: the old one moves aside, and dxshim.exe install
+# --restart-service then restarts the dxshim service alone. Stopping it here with -Force would
+# stop kubelet too (kubelet's service depends on dxshim's).
 function Copy-Release {
   New-Item -ItemType Directory -Force -Path $InstallDir, $DataDir | Out-Null
   $changed = @('dxshim.exe', 'dxshim-devices.exe') | Where-Object {
@@ -100,16 +102,14 @@ function Copy-Release {
     -not (Test-Path $target) -or
       (Get-FileHash (Join-Path $SourceDir $_)).Hash -ne (Get-FileHash $target).Hash
   }
-  if ($changed) {
-    $service = Get-Service dxshim -ErrorAction SilentlyContinue
-    if ($service -and $service.Status -ne 'Stopped') {
-      Write-Step "stopping dxshim to replace $($changed -join ', ')"
-      Stop-Service dxshim -Force
-    }
-    foreach ($name in $changed) { Copy-Item -Force (Join-Path $SourceDir $name) $InstallDir }
+  foreach ($name in $changed) {
+    $target = Join-Path $InstallDir $name
+    if (Test-Path $target) { Move-Item -Force $target "$target.old" }
+    Copy-Item -Force (Join-Path $SourceDir $name) $InstallDir
   }
   $config = Join-Path $DataDir 'dxshim.yaml'
   if ($Force -or -not (Test-Path $config)) { Copy-Item -Force $ConfigFile $config }
+  [bool]$changed
 }
 
 if ($Uninstall) {
@@ -138,8 +138,10 @@ if ($DryRun) {
 }
 $arguments += @('--config', (Join-Path $DataDir 'dxshim.yaml'))
 Write-Step "installing the release to $InstallDir"
-Copy-Release
+if (Copy-Release) { $arguments += '--restart-service' }
 Write-Step "dxshim.exe $($arguments -join ' ')"
 & $Installed @arguments
-if ($LASTEXITCODE -ne 0) { throw "dxshim.exe install failed ($LASTEXITCODE): see above (it rolled back what it changed)" }
+$code = $LASTEXITCODE
+Get-ChildItem (Join-Path $InstallDir '*.old') | Remove-Item -Force -ErrorAction SilentlyContinue
+if ($code -ne 0) { throw "dxshim.exe install failed ($code): see above (it rolled back what it changed)" }
 Write-Step 'done'

@@ -76,6 +76,8 @@ int RunInstall(int argc, char** argv) {
       "install and start the dxshim service alone: kubelet and "
       "containerd are not touched (point kubelet at dxshim at bootstrap instead)")(
       "dry-run", po::bool_switch(), "print what would change; change nothing")(
+      "restart-service", po::bool_switch(),
+      "restart the running dxshim service (its binary was replaced), kubelet left running")(
       "record",
       po::value<std::string>()->default_value("%ProgramData%\\dxshim\\install-record.json"),
       "where what install changes is recorded (uninstall undoes exactly that)")(
@@ -116,6 +118,7 @@ int RunInstall(int argc, char** argv) {
   o.mode = vm["mode"].as<std::string>();
   o.service_only = vm["service-only"].as<bool>();
   o.dry_run = vm["dry-run"].as<bool>();
+  o.restart_service = vm["restart-service"].as<bool>();
   o.record_path = system->ExpandEnvironment(vm["record"].as<std::string>());
   o.plan.service = vm["service-name"].as<std::string>();
   o.plan.dxshim_config = system->ExpandEnvironment(vm["config"].as<std::string>());

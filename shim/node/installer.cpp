@@ -53,14 +53,16 @@ struct Switch {
   std::optional<ServiceSpec> create;
   bool remove = false;
   std::optional<std::string> dxshim_command_line;
+  bool restart_dxshim = false;  // its binary was replaced (install.ps1's upgrade)
   std::string dxshim_service = "dxshim";
 
-  bool Restarts() const {
-    return dxshim_command_line.has_value() || remove ||
-           std::any_of(values.begin(), values.end(), [](const auto& v) {
-             return v.first.kind != NodeChange::Kind::kServiceDependencies;
-           });
+  bool ChangesValues() const {
+    return std::any_of(values.begin(), values.end(), [](const auto& v) {
+      return v.first.kind != NodeChange::Kind::kServiceDependencies;
+    });
   }
+
+  bool Restarts() const { return dxshim_command_line.has_value() || remove || ChangesValues(); }
 };
 
 void WriteValues(NodeSystem& node, const Switch& s, bool dependencies) {
@@ -101,7 +103,7 @@ void RunEndpointSwitch(NodeSystem& node, const Switch& s, milliseconds timeout, 
     say("stopping service " + s.restart);
     node.StopAndWait(s.restart, timeout);
   }
-  if (s.dxshim_command_line && Running(node, s.dxshim_service)) {
+  if ((s.dxshim_command_line || s.restart_dxshim) && Running(node, s.dxshim_service)) {
     node.StopAndWait(s.dxshim_service, timeout);
   }
   WriteValues(node, s, false);
@@ -149,7 +151,42 @@ void RunTakeoverSwitch(NodeSystem& node, const Switch& s, milliseconds timeout, 
   WriteValues(node, s, true);
 }
 
+// Restarts the dxshim service alone, kubelet's keeps running (its gRPC channel reconnects to the
+// same pipe). The service manager refuses to stop a service whose dependents run, so kubelet's
+// service stops depending on dxshim's for that moment.
+void RestartDxshimAlone(NodeSystem& node, const Switch& s, milliseconds timeout, const Say& say) {
+  const auto kubelet = node.Service(s.kubelet_service);
+  std::vector<std::string> narrowed;
+  if (kubelet) {
+    for (const auto& d : kubelet->dependencies) {
+      if (Lower(d) != Lower(s.dxshim_service)) narrowed.push_back(d);
+    }
+  }
+  const bool narrow = kubelet && narrowed != kubelet->dependencies;
+  if (narrow) node.SetServiceDependencies(s.kubelet_service, narrowed);
+  try {
+    if (Running(node, s.dxshim_service)) {
+      say("restarting service " + s.dxshim_service + " alone (kubelet keeps running)");
+      node.StopAndWait(s.dxshim_service, timeout);
+    }
+    if (s.dxshim_command_line) node.SetServiceCommandLine(s.dxshim_service, *s.dxshim_command_line);
+    node.StartAndWait(s.dxshim_service, timeout);
+    if (!s.dxshim_pipe.empty()) WaitForPipe(node, s.dxshim_pipe, s.dxshim_service, timeout);
+  } catch (...) {
+    if (narrow) node.SetServiceDependencies(s.kubelet_service, kubelet->dependencies);
+    throw;
+  }
+  if (narrow) node.SetServiceDependencies(s.kubelet_service, kubelet->dependencies);
+}
+
 void RunSwitch(NodeSystem& node, const Switch& s, milliseconds timeout, const Say& say) {
+  // Only dxshim's own command line or binary changed: neither kubelet nor containerd restarts.
+  if (!s.ChangesValues() && !s.create && !s.remove && (s.dxshim_command_line || s.restart_dxshim) &&
+      node.Service(s.dxshim_service)) {
+    RestartDxshimAlone(node, s, timeout, say);
+    WriteValues(node, s, true);
+    return;
+  }
   if (s.mode == InstallMode::kTakeover) {
     RunTakeoverSwitch(node, s, timeout, say);
   } else {
@@ -266,14 +303,18 @@ int Install(NodeSystem& node, const InstallOptions& o) {
     command_change.why = "the dxshim service runs the new command line";
   }
   for (const auto& change : plan.changes) s.values.emplace_back(change, change.after);
+  s.restart_dxshim = o.restart_service && service && service->running;
 
   for (const auto& change : plan.changes)
     say("will change " + change.Describe() + ": " + change.why);
   if (s.create) say("will create service " + o.plan.service + ": " + o.dxshim_command_line);
   if (s.dxshim_command_line) say("will change " + command_change.Describe());
   for (const auto& note : plan.notes) say(note);
-  const bool anything = s.create || s.dxshim_command_line || !plan.changes.empty();
-  if (anything && s.Restarts()) {
+  const bool anything =
+      s.create || s.dxshim_command_line || !plan.changes.empty() || s.restart_dxshim;
+  if (!s.ChangesValues() && !s.create && (s.dxshim_command_line || s.restart_dxshim)) {
+    say("will restart service " + o.plan.service + " alone");
+  } else if (anything && s.Restarts()) {
     say(plan.mode == InstallMode::kTakeover || o.service_only
             ? "will restart " + (o.service_only ? o.plan.service : s.restart) + " only"
             : "will restart service " + s.restart);
@@ -353,6 +394,7 @@ int Install(NodeSystem& node, const InstallOptions& o) {
     back.values.emplace_back(*it, it->before);
   }
   back.create.reset();
+  back.restart_dxshim = false;
   back.remove = s.create.has_value();
   back.dxshim_command_line = s.dxshim_command_line ? command_change.before : std::nullopt;
   back.takeover_pipe.clear();

@@ -28,6 +28,7 @@ struct InstallOptions {
   std::string record_path;          // install-record.json
   bool service_only = false;        // the dxshim service alone: kubelet and containerd untouched
   bool dry_run = false;             // print the plan, change nothing
+  bool restart_service = false;     // the dxshim binary was replaced: restart its service (alone)
   std::chrono::milliseconds service_timeout{std::chrono::seconds(90)};
   std::chrono::milliseconds proof_timeout{std::chrono::seconds(180)};
   std::function<void(const std::string&)> say;

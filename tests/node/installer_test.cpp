@@ -380,6 +380,90 @@ TEST(NodeInstall, ServiceOnlyTouchesNeitherKubeletNorContainerd) {
   EXPECT_EQ(Take(node), before);
 }
 
+TEST(NodeInstall, NssmRunningKubeletDirectlyGetsTheFlagInAppParameters) {
+  FakeNode node;
+  BaseNode(node);
+  node.registry[FakeNode::RegistryName(kNssmKey, "Application")] = {"C:\\k\\kubelet.exe", true};
+  node.registry[FakeNode::RegistryName(kNssmKey, "AppParameters")] = {
+      "--container-runtime-endpoint npipe:////./pipe/containerd-containerd --v=2", true};
+  node.AddService("kubelet", "C:\\k\\nssm.exe", {"containerd"});
+  // NSSM runs "Application" AppParameters.
+  auto play = node.on_start;
+  node.on_start = [play](FakeNode& n, const std::string& name) {
+    if (name != "kubelet") return play(n, name);
+    n.processes.push_back(
+        {n.services.at(name).state.pid, "kubelet.exe",
+         "\"C:\\k\\kubelet.exe\" " +
+             n.registry.at(FakeNode::RegistryName(kNssmKey, "AppParameters")).data});
+    n.http[kHealthz] = {200, "ok"};
+  };
+  const Snapshot before = Take(node);
+  std::vector<std::string> said;
+  auto o = Options(&said);
+  o.plan.node_labels.clear();
+  ASSERT_EQ(Install(node, o), kInstalled) << Joined(said);
+  const auto parameters = node.registry.at(FakeNode::RegistryName(kNssmKey, "AppParameters"));
+  EXPECT_EQ(parameters.data, "--container-runtime-endpoint npipe://./pipe/dxshim --v=2");
+  EXPECT_TRUE(parameters.expand) << "NSSM's REG_EXPAND_SZ is kept";
+  EXPECT_EQ(node.service("kubelet").state.command_line, "C:\\k\\nssm.exe");
+  ASSERT_EQ(Uninstall(node, Undo()), kInstalled);
+  EXPECT_EQ(Take(node), before);
+}
+
+TEST(NodeInstall, ConfigDirDropInThatSetsTheEndpointIsTheFileChanged) {
+  FakeNode node;
+  BaseNode(node);
+  node.files["C:\\Program Files\\kubelet\\config.yaml"] =
+      "kind: KubeletConfiguration\ncontainerRuntimeEndpoint: npipe://./pipe/old\n";
+  node.files["C:\\Program Files\\kubelet\\conf.d\\10-runtime.conf"] =
+      "containerRuntimeEndpoint: npipe:////./pipe/containerd-containerd\n";
+  node.files["C:\\Program Files\\kubelet\\conf.d\\20-other.conf"] = "maxPods: 30\n";
+  node.AddService("kubelet",
+                  "\"C:\\Program Files\\kubelet\\kubelet.exe\" "
+                  "--config=\"C:\\Program Files\\kubelet\\config.yaml\" "
+                  "--config-dir \"C:\\Program Files\\kubelet\\conf.d\"",
+                  {"containerd"});
+  auto play = node.on_start;
+  node.on_start = [play](FakeNode& n, const std::string& name) {
+    if (name != "kubelet") return play(n, name);
+    n.processes.push_back(
+        {n.services.at(name).state.pid, "kubelet.exe", n.services.at(name).state.command_line});
+    n.http[kHealthz] = {200, "ok"};
+  };
+  const Snapshot before = Take(node);
+  std::vector<std::string> said;
+  auto o = Options(&said);
+  o.plan.node_labels.clear();
+  ASSERT_EQ(Install(node, o), kInstalled) << Joined(said);
+  EXPECT_EQ(node.files["C:\\Program Files\\kubelet\\conf.d\\10-runtime.conf"],
+            "containerRuntimeEndpoint: npipe://./pipe/dxshim\n");
+  EXPECT_EQ(node.files["C:\\Program Files\\kubelet\\config.yaml"],
+            before.files.at("C:\\Program Files\\kubelet\\config.yaml"));
+  EXPECT_EQ(node.service("kubelet").state.command_line, before.services.at("kubelet").first);
+  ASSERT_EQ(Uninstall(node, Undo()), kInstalled);
+  EXPECT_EQ(Take(node), before);
+}
+
+TEST(NodeInstall, AReplacedBinaryRestartsDxshimAloneWhileKubeletRuns) {
+  FakeNode node;
+  BaseNode(node);
+  node.files["C:\\ProgramData\\kubernetes\\kubelet-config.json"] = "{}";
+  node.AddService("kubelet", kEksLine, {"containerd"});
+  ASSERT_EQ(Install(node, Options()), kInstalled);
+  const Snapshot installed = Take(node);
+  const int kubelet_starts = node.service("kubelet").starts;
+  const int kubelet_stops = node.service("kubelet").stops;
+  const int dxshim_starts = node.service("dxshim").starts;
+  std::vector<std::string> said;
+  auto o = Options(&said);
+  o.restart_service = true;
+  ASSERT_EQ(Install(node, o), kInstalled) << Joined(said);
+  EXPECT_EQ(node.service("dxshim").starts, dxshim_starts + 1);
+  EXPECT_EQ(node.service("kubelet").starts, kubelet_starts);
+  EXPECT_EQ(node.service("kubelet").stops, kubelet_stops);
+  EXPECT_EQ(Take(node), installed) << "kubelet's dependencies are back";
+}
+
 TEST(NodeInstallRecord, KeepsBytesAcrossWriteAndRead) {
   InstallRecord record;
   record.mode = "endpoint";

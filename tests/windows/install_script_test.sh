@@ -33,7 +33,7 @@ result $? "the HostProcess installer's -Command parses"
 
 # Lint: strict mode and stop-on-error before the first command that changes anything, no
 # aliases that change meaning between hosts, CRLF-safe (no carriage returns mixed in).
-first_change=$(grep -n -m1 -E '^\s*(Copy-Item|New-Item|Stop-Service|& \$Installed)' "$script" | cut -d: -f1)
+first_change=$(grep -n -m1 -E '^\s*(Copy-Item|New-Item|Move-Item|& \$Installed)' "$script" | cut -d: -f1)
 strict=$(grep -n -m1 '^Set-StrictMode -Version Latest' "$script" | cut -d: -f1)
 stop=$(grep -n -m1 "^\$ErrorActionPreference = 'Stop'" "$script" | cut -d: -f1)
 [ -n "$strict" ] && [ -n "$stop" ] && [ "$strict" -lt "$first_change" ] && [ "$stop" -lt "$first_change" ]
@@ -53,8 +53,10 @@ grep -q '^\s*\[switch\]\$ServiceOnly' "$script" && grep -q "'--service-only'" "$
 result $? "-ServiceOnly and -DryRun are passed through"
 grep -q '& \$Installed @arguments' "$script" && grep -q '& \$Installed uninstall' "$script"
 result $? "install and uninstall are dxshim.exe's"
-! grep -n -E 'Set-ItemProperty|sc\.exe config|ImagePath|Restart-Service|containerRuntimeEndpoint' "$script"
-result $? "the wrapper changes no kubelet or containerd setting itself"
+! grep -n -E 'Set-ItemProperty|sc\.exe config|ImagePath|Restart-Service|Stop-Service|containerRuntimeEndpoint' "$script"
+result $? "the wrapper changes no kubelet or containerd setting and stops no service itself (Stop-Service -Force would stop kubelet too)"
+grep -q "'--restart-service'" "$script"
+result $? "a replaced binary restarts the dxshim service through dxshim.exe install (alone)"
 
 # Broken copies: an unbalanced brace, an unterminated string, an unclosed parenthesis.
 sed '0,/^}$/{/^}$/d}' "$script" >"$work/brace.ps1"

@@ -137,9 +137,10 @@ check "kubeadm (NSSM + StartKubelet.ps1): install proves kubelet uses dxshim" "$
 check "kubeadm: kubeadm-flags.env holds dxshim's endpoint, nothing else changed in it" \
   $([ "$(cat "$c/var/lib/kubelet/kubeadm-flags.env")" = 'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe://./pipe/dxshim --pod-infra-container-image=registry.k8s.io/pause:3.9"' ]; echo $?) \
   "$(cat "$c/var/lib/kubelet/kubeadm-flags.env")"
+parameters=$(W reg.exe query "$services_key\\kubelet\\Parameters" /v AppParameters)
 check "kubeadm: NSSM's parameters and the script are untouched" \
   $(cmp -s "$work/kubeadm-before/StartKubelet.ps1" "$c/k/StartKubelet.ps1" &&
-    W reg.exe query "$services_key\\kubelet\\Parameters" /v AppParameters | grep -qF 'C:\k\StartKubelet.ps1'; echo $?)
+    grep -qF 'C:\k\StartKubelet.ps1' <<<"$parameters"; echo $?) "$parameters"
 check "kubeadm: the node name comes from the script's --hostname-override" \
   $(grep -q "node name: win-node-1" <<<"$out"; echo $?) "$(dump)"
 out=$(install); code=$?
