@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "devices/device_source.h"
@@ -22,6 +23,31 @@ namespace dxshim {
 namespace {
 
 namespace po = boost::program_options;
+
+// Reads the options; the exit code when the command ends here (--help, a bad option, or not on
+// Windows, where the service manager and the registry are).
+std::optional<int> Parse(const po::options_description& desc, int argc, char** argv,
+                         const std::string& command, po::variables_map& vm) {
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const std::exception& e) {
+    std::cerr << "dxshim " << command << ": " << e.what() << "\n";
+    return node::kUsage;
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+#ifndef _WIN32
+  std::cerr << "dxshim " << command
+            << ": runs on Windows nodes (the service manager and the "
+               "registry); on Linux see the README, 'Pointing kubelet at dxshim'\n";
+  return node::kUsage;
+#else
+  return std::nullopt;
+#endif
+}
 
 #ifdef _WIN32
 void Say(const std::string& line) { std::cout << line << std::endl; }
@@ -96,22 +122,8 @@ int RunInstall(int argc, char** argv) {
       "service-timeout", po::value<int>()->default_value(90),
       "seconds to wait for a service to start or stop");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const std::exception& e) {
-    std::cerr << "dxshim install: " << e.what() << "\n";
-    return node::kUsage;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-#ifndef _WIN32
-  std::cerr << "dxshim install: runs on Windows nodes (the service manager and the registry); "
-               "on Linux see deploy/linux/README.md\n";
-  return node::kUsage;
-#else
+  if (const auto done = Parse(desc, argc, argv, "install", vm)) return *done;
+#ifdef _WIN32
   auto system = windows::MakeWindowsNodeSystem();
   node::InstallOptions o;
   o.say = Say;
@@ -152,6 +164,8 @@ int RunInstall(int argc, char** argv) {
   o.dxshim_command_line =
       "\"" + ThisProgram() + "\" serve --config \"" + o.plan.dxshim_config + "\"";
   return node::Install(*system, o);
+#else
+  return node::kUsage;
 #endif
 }
 
@@ -169,21 +183,8 @@ int RunUninstall(int argc, char** argv) {
                                                 po::value<int>()->default_value(90),
                                                 "seconds to wait for a service to start or stop");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const std::exception& e) {
-    std::cerr << "dxshim uninstall: " << e.what() << "\n";
-    return node::kUsage;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-#ifndef _WIN32
-  std::cerr << "dxshim uninstall: runs on Windows nodes\n";
-  return node::kUsage;
-#else
+  if (const auto done = Parse(desc, argc, argv, "uninstall", vm)) return *done;
+#ifdef _WIN32
   auto system = windows::MakeWindowsNodeSystem();
   node::UninstallOptions o;
   o.say = Say;
@@ -191,6 +192,8 @@ int RunUninstall(int argc, char** argv) {
   o.record_path = system->ExpandEnvironment(vm["record"].as<std::string>());
   o.service_timeout = std::chrono::seconds(vm["service-timeout"].as<int>());
   return node::Uninstall(*system, o);
+#else
+  return node::kUsage;
 #endif
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "shim/node/command_line.h"
+#include "shim/node/yaml_text.h"
 
 namespace dxshim::node {
 namespace {
@@ -411,37 +412,14 @@ std::string DecodeAddress(std::string_view toml, const Entry& address) {
   return reader.ReadString();
 }
 
-std::string BasicString(std::string_view value) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out = "\"";
-  for (const char c : value) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      out += "\\u00";
-      out += kHex[u >> 4];
-      out += kHex[u & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-  return out;
-}
+// A TOML basic string: JSON's escapes (\", \\, \n, \uXXXX, ...) are TOML's too.
+std::string BasicString(std::string_view value) { return JsonString(value); }
 
 bool LiteralCarries(std::string_view value) {
   return std::none_of(value.begin(), value.end(), [](char c) {
     const auto u = static_cast<unsigned char>(c);
     return c == '\'' || (u < 0x20 && c != '\t') || u == 0x7f;
   });
-}
-
-std::string LineEnding(std::string_view text) {
-  const std::size_t newline = text.find('\n');
-  return newline != std::string_view::npos && newline > 0 && text[newline - 1] == '\r' ? "\r\n"
-                                                                                       : "\n";
 }
 
 std::string IndentOf(std::string_view toml, const Entry& entry) {

@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "shim/node/yaml_text.h"
+
 namespace dxshim::node {
 namespace {
 
@@ -46,25 +48,6 @@ std::string FromBase64(const std::string& text) {
     }
   }
   return out;
-}
-
-std::string JsonString(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20) {
-      constexpr char hex[] = "0123456789abcdef";
-      out += "\\u00";
-      out += hex[u >> 4];
-      out += hex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
 }
 
 constexpr std::array<std::pair<NodeChange::Kind, const char*>, 4> kKinds{{

@@ -10,22 +10,13 @@
 #include <string>
 
 #include "shim/node/command_line.h"
+#include "tests/node/edit_errors.h"
 
 namespace dxshim::node {
 namespace {
 
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const EditError& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
-
-bool Has(const std::string& text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
+using test::ErrorOf;
+using test::Has;
 
 constexpr std::string_view kPipe = R"(\\.\pipe\dxshim-containerd)";
 

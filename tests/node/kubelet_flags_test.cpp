@@ -8,21 +8,13 @@
 #include <functional>
 #include <string>
 
+#include "tests/node/edit_errors.h"
+
 namespace dxshim::node {
 namespace {
 
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const EditError& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
-
-bool Has(const std::string& text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
+using test::ErrorOf;
+using test::Has;
 
 const std::string kNative =
     R"("C:\k\kubelet.exe" --config="C:\Program Files\kubelet\config.yaml" )"
