@@ -292,7 +292,7 @@ int Install(NodeSystem& node, const InstallOptions& o) {
   if (!service) {
     std::vector<std::string> dependencies;
     if (launch.containerd_service == "containerd" && node.Service("containerd")) {
-      dependencies.push_back("containerd");
+      dependencies.emplace_back("containerd");
     }
     s.create = ServiceSpec{o.plan.service, "dxshim CRI proxy (GPUs for containers)",
                            o.dxshim_command_line, dependencies};

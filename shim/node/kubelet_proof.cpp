@@ -67,7 +67,7 @@ Proof Check(NodeSystem& node, const ProofTarget& target) {
     seen += ", served by " + target.dxshim_service + " (pid " + std::to_string(service->pid) +
             "), which has relayed kubelet's calls";
   }
-  const auto health = KubeletHealthy(node, target);
+  auto health = KubeletHealthy(node, target);
   if (!health.ok) return health;
   return {true, seen + "; " + health.what};
 }
