@@ -1,9 +1,10 @@
 // TEST STAND-INS (mocks) for the programs that launch and serve kubelet on a Windows node. None of
-// them can exist under wine here (no kubelet, no NSSM, no PowerShell, no containerd for Windows),
-// so this one program behaves like each of them as far as `dxshim.exe install` can observe: the
-// service control manager's states, the processes and their command lines, kubelet's healthz
-// port, the named pipes and who connects to them. It is NOT any of those programs; it implements
-// nothing of kubelet, NSSM or containerd beyond what is described here.
+// them can exist under wine here (no kubelet, no NSSM, no PowerShell, no containerd for Windows,
+// no rke2, no EKS service host), so this one program behaves like each of them as far as
+// `dxshim.exe install` can observe: the service control manager's states, the processes and their
+// command lines, kubelet's healthz port, the named pipes and who connects to them. It is NOT any
+// of those programs; it implements nothing of kubelet, NSSM, containerd, rke2 or EKS's service
+// host beyond what is described here.
 //
 // What it is follows from its own file name (the tests copy it under each name):
 //   kubelet.exe     appends `start <pid> <command line>` to starts.log next to the executable;
@@ -34,6 +35,26 @@
 //                   client accepted, its process id appended as `connect <pid>` to
 //                   connections.log next to the executable, then disconnected. Ready once the
 //                   first instance exists; a pipe name another process serves is exit code 4.
+//   rke2.exe        as the rke2 service runs kubelet and containerd: at every start reads the
+//                   `kubelet-arg` items of --config PATH (-c; default
+//                   %SystemDrive%\etc\rancher\rke2\config.yaml; absent: no items) with a small
+//                   line reader (KubeletArgItems: a block list, a flow list or one string) and
+//                   starts two children from its own folder: `containerd.exe --config
+//                   <folder>\containerd.toml` (without --config when that file is absent: the
+//                   default pipe) and `kubelet.exe --container-runtime-endpoint=
+//                   npipe:////./pipe/containerd-containerd --name=value...`, one --name=value per
+//                   item, an item naming a default replacing it (k3s GetArgs). Appends
+//                   `start <kubelet's pid> <kubelet's command line>` to rke2-starts.log next to
+//                   rke2.exe (`error <why>` when a child cannot start, service-specific exit code
+//                   2, or ends by itself: then the other is ended and its exit code is the
+//                   service's), is RUNNING once both run; STOP ends both and waits for them.
+//   EKS-WindowsServiceHost.exe
+//                   as EKS's service host: its command line is `EKS-WindowsServiceHost.exe
+//                   <service> <program> <args...>`; starts the rest of that line, verbatim from
+//                   <program> on, as its child, appends `start <pid> <child command line>` to
+//                   servicehost-starts.log next to itself, is RUNNING once the child runs; STOP
+//                   ends the child; a child that ends by itself ends the service with its exit
+//                   code (no program: `error <why>`, exit code 2).
 //   any name        `--probe-pipe NAME` (NAME: a pipe name, \\.\pipe\NAME or an npipe:// URL)
 //                   opens the pipe as a client: exit code 0 and `served by process <pid>` if it
 //                   could, 1 if not.
@@ -60,6 +81,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -335,6 +357,118 @@ int Run(const char* role, const Work& work, bool service_only) {
   }
   SetConsoleCtrlHandler(ConsoleStop, TRUE);
   return static_cast<int>(work(L"", [] {}));
+}
+
+// ---- Children (NSSM's program, rke2's kubelet and containerd, the EKS service host's program)
+
+// Starts COMMAND (a whole command line, its program the first word) in DIRECTORY (empty: this
+// process's own), without handing it any handle; nullopt with GetLastError()'s code in `error`.
+// The thread handle is closed.
+std::optional<PROCESS_INFORMATION> StartChild(const std::wstring& command,
+                                              const std::wstring& directory, DWORD& error) {
+  STARTUPINFOW startup{};
+  startup.cb = sizeof(startup);
+  PROCESS_INFORMATION child{};
+  std::vector<wchar_t> line(command.begin(), command.end());
+  line.push_back(L'\0');
+  if (!CreateProcessW(nullptr, line.data(), nullptr, nullptr, FALSE, CREATE_UNICODE_ENVIRONMENT,
+                      nullptr, directory.empty() ? nullptr : directory.c_str(), &startup, &child)) {
+    error = GetLastError();
+    return std::nullopt;
+  }
+  CloseHandle(child.hThread);
+  child.hThread = nullptr;
+  return child;
+}
+
+// Ends a child and waits for it (at most 10 s), then closes its handle.
+void EndChild(HANDLE process) {
+  TerminateProcess(process, 1);
+  WaitForSingleObject(process, 10000);
+  CloseHandle(process);
+}
+
+struct ChildEnded {
+  std::size_t index = 0;  // which of the children
+  DWORD exit_code = 0;
+};
+
+// Waits for g_stop or for one of CHILDREN to end by itself, then ends (and waits for) all the
+// others and closes every handle: nullopt on g_stop, else the child that ended and its exit code.
+std::optional<ChildEnded> Supervise(const std::vector<HANDLE>& children) {
+  std::vector<HANDLE> waits{g_stop};
+  waits.insert(waits.end(), children.begin(), children.end());
+  const DWORD which =
+      WaitForMultipleObjects(static_cast<DWORD>(waits.size()), waits.data(), FALSE, INFINITE);
+  std::optional<ChildEnded> ended;
+  if (which > WAIT_OBJECT_0 && which < WAIT_OBJECT_0 + waits.size()) {
+    ended = ChildEnded{which - WAIT_OBJECT_0 - 1, 0};
+    GetExitCodeProcess(children[ended->index], &ended->exit_code);
+  }
+  // The last started first (rke2: kubelet before its containerd).
+  for (std::size_t i = children.size(); i-- > 0;) {
+    if (ended && ended->index == i) {
+      CloseHandle(children[i]);
+    } else {
+      EndChild(children[i]);
+    }
+  }
+  return ended;
+}
+
+// ARG quoted, if it must be, so that a program's command-line parser (CommandLineToArgvW, the
+// MSVC runtime) gives it back unchanged.
+std::wstring QuoteArgument(const std::wstring& arg) {
+  if (!arg.empty() && arg.find_first_of(L" \t\"") == std::wstring::npos) return arg;
+  std::wstring out = L"\"";
+  std::size_t backslashes = 0;
+  for (const wchar_t c : arg) {
+    if (c == L'\\') {
+      ++backslashes;
+      continue;
+    }
+    out.append(c == L'"' ? backslashes * 2 + 1 : backslashes, L'\\');
+    out += c;
+    backslashes = 0;
+  }
+  out.append(backslashes * 2, L'\\');
+  return out + L"\"";
+}
+
+// Where word INDEX (0: the program) of a command line starts, by the rules of
+// CommandLineToArgvW: the program from a leading quote to the next one, else to a blank; then
+// words separated by blanks outside quotes, a quote toggling unless an odd number of backslashes
+// precede it, "" inside quotes a literal quote. npos when the line has fewer words.
+std::size_t WordStart(const std::wstring& line, std::size_t index) {
+  const auto blank = [&line](std::size_t i) { return line[i] == L' ' || line[i] == L'\t'; };
+  std::size_t i = 0;
+  while (i < line.size() && blank(i)) ++i;
+  if (i >= line.size()) return std::wstring::npos;
+  if (index == 0) return i;
+  if (line[i] == L'"') {
+    i = line.find(L'"', i + 1);
+    i = i == std::wstring::npos ? line.size() : i + 1;
+  } else {
+    while (i < line.size() && !blank(i)) ++i;
+  }
+  for (std::size_t word = 1;; ++word) {
+    while (i < line.size() && blank(i)) ++i;
+    if (i >= line.size()) return std::wstring::npos;
+    if (word == index) return i;
+    bool quoted = false;
+    std::size_t backslashes = 0;
+    while (i < line.size() && (quoted || !blank(i))) {
+      if (line[i] == L'"' && backslashes % 2 == 0) {
+        if (quoted && i + 1 < line.size() && line[i + 1] == L'"') {
+          ++i;  // "" inside quotes: a literal quote
+        } else {
+          quoted = !quoted;
+        }
+      }
+      backslashes = line[i] == L'\\' ? backslashes + 1 : 0;
+      ++i;
+    }
+  }
 }
 
 // ---- kubelet.exe
@@ -650,31 +784,17 @@ DWORD Nssm(const std::wstring& service, const std::function<void()>& ready) {
       directory = FolderOf(*application);
   }
 
-  STARTUPINFOW startup{};
-  startup.cb = sizeof(startup);
-  PROCESS_INFORMATION child{};
-  std::vector<wchar_t> line(command.begin(), command.end());
-  line.push_back(L'\0');
-  if (!CreateProcessW(nullptr, line.data(), nullptr, nullptr, FALSE, CREATE_UNICODE_ENVIRONMENT,
-                      nullptr, directory.empty() ? nullptr : directory.c_str(), &startup, &child)) {
+  DWORD error = 0;
+  const auto child = StartChild(command, directory, error);
+  if (!child) {
     return fail("cannot start " + Utf8FromWide(command.c_str()) + " in " +
-                Utf8FromWide(directory.c_str()) + " (error " + std::to_string(GetLastError()) +
-                ")");
+                Utf8FromWide(directory.c_str()) + " (error " + std::to_string(error) + ")");
   }
-  CloseHandle(child.hThread);
   AppendLine(log,
-             "start " + std::to_string(child.dwProcessId) + " " + Utf8FromWide(command.c_str()));
+             "start " + std::to_string(child->dwProcessId) + " " + Utf8FromWide(command.c_str()));
   ready();
-  const HANDLE waits[] = {g_stop, child.hProcess};
-  DWORD exit_code = 0;
-  if (WaitForMultipleObjects(2, waits, FALSE, INFINITE) == WAIT_OBJECT_0) {
-    TerminateProcess(child.hProcess, 1);
-    WaitForSingleObject(child.hProcess, 10000);
-  } else {
-    GetExitCodeProcess(child.hProcess, &exit_code);
-  }
-  CloseHandle(child.hProcess);
-  return exit_code;
+  const auto ended = Supervise({child->hProcess});
+  return ended ? ended->exit_code : 0;
 }
 
 // ---- containerd.exe
@@ -857,6 +977,201 @@ DWORD Containerd(const std::wstring&, const std::function<void()>& ready) {
   return 0;
 }
 
+// ---- rke2.exe
+
+// One YAML scalar of a config.yaml line, from `at` (blanks skipped): "double-quoted" (the escapes
+// \" \\ \/ \t \n \r), 'single-quoted' ('' a quote) or plain (up to a character of STOPS or a ` #`
+// comment, trailing blanks dropped). `at` ends past it.
+std::string YamlScalar(const std::string& text, std::size_t& at, const char* stops) {
+  while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+  std::string out;
+  if (at < text.size() && text[at] == '"') {
+    for (++at; at < text.size() && text[at] != '"'; ++at) {
+      if (text[at] != '\\' || at + 1 >= text.size()) {
+        out += text[at];
+        continue;
+      }
+      const char escaped = text[++at];
+      out += escaped == 't' ? '\t' : escaped == 'n' ? '\n' : escaped == 'r' ? '\r' : escaped;
+    }
+    ++at;
+    return out;
+  }
+  if (at < text.size() && text[at] == '\'') {
+    for (++at; at < text.size(); ++at) {
+      if (text[at] == '\'') {
+        if (at + 1 < text.size() && text[at + 1] == '\'') {
+          out += text[++at];
+          continue;
+        }
+        break;
+      }
+      out += text[at];
+    }
+    ++at;
+    return out;
+  }
+  while (at < text.size() && std::string_view(stops).find(text[at]) == std::string_view::npos &&
+         !(text[at] == '#' && (out.empty() || out.back() == ' ' || out.back() == '\t'))) {
+    out += text[at++];
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\t')) out.pop_back();
+  return out;
+}
+
+// The items of the top-level `kubelet-arg` of an rke2 config.yaml, read line by line as our
+// tests write it: a block list (`- "a=b"` / `- a=b` lines, up to the next line that is neither an
+// item, a comment nor blank), a flow list `["a=b", c=d]` (on one line or several), or a single
+// string. Not a YAML parser: anchors, block scalars, multi-line scalars and nested lists are
+// beyond it (config.yaml.d is not read either).
+std::vector<std::string> KubeletArgItems(const std::string& yaml) {
+  std::vector<std::string> lines;
+  for (std::size_t start = 0; start < yaml.size();) {
+    auto end = yaml.find('\n', start);
+    if (end == std::string::npos) end = yaml.size();
+    std::string line = yaml.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+    start = end + 1;
+  }
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::size_t at = 0;
+    if (lines[i].empty() || lines[i][0] == ' ' || lines[i][0] == '\t') continue;  // not top level
+    if (YamlScalar(lines[i], at, ":") != "kubelet-arg" || at >= lines[i].size() ||
+        lines[i][at] != ':')
+      continue;
+    items.clear();  // a repeated key: the last wins
+    std::string value = lines[i].substr(at + 1);
+    value.erase(0, value.find_first_not_of(" \t"));
+    if (value.empty() || value[0] == '#') {  // a block list on the lines that follow
+      for (std::size_t j = i + 1; j < lines.size(); ++j) {
+        const auto first = lines[j].find_first_not_of(" \t");
+        if (first == std::string::npos || lines[j][first] == '#') continue;
+        if (lines[j][first] != '-' || (first + 1 < lines[j].size() && lines[j][first + 1] != ' ' &&
+                                       lines[j][first + 1] != '\t'))
+          break;
+        std::size_t item = first + 1;
+        items.push_back(YamlScalar(lines[j], item, ""));
+      }
+    } else if (value[0] == '[') {  // a flow list, up to its closing bracket
+      std::string flow = value;
+      for (std::size_t j = i + 1; j < lines.size() && flow.find(']') == std::string::npos; ++j)
+        flow += " " + lines[j];
+      std::size_t item = 1;
+      while (item < flow.size()) {
+        while (item < flow.size() && (flow[item] == ' ' || flow[item] == '\t')) ++item;
+        if (item >= flow.size() || flow[item] == ']') break;
+        items.push_back(YamlScalar(flow, item, ",]"));
+        while (item < flow.size() && (flow[item] == ' ' || flow[item] == '\t')) ++item;
+        if (item < flow.size() && flow[item] == ',') ++item;
+      }
+    } else {
+      std::size_t item = 0;
+      items.push_back(YamlScalar(value, item, ""));
+    }
+  }
+  return items;
+}
+
+// rke2's kubelet command line: rke2's own defaults (the runtime endpoint of its embedded
+// containerd, k3s pkg/agent/config/config_windows.go), each replaced by the user's kubelet-arg
+// items of the same name (k3s pkg/util/args.go GetArgs: a leading `--` dropped, an item without
+// `=` is name=true), then one `--name=value` per item, in the file's order. (GetArgs sorts them
+// by name and handles `name+=`/`name-=`; the stand-in does neither.)
+std::wstring Rke2KubeletCommand(const std::wstring& folder, const std::vector<std::string>& items) {
+  std::vector<std::pair<std::string, std::string>> args;
+  for (std::string item : items) {
+    if (item.rfind("--", 0) == 0) item.erase(0, 2);
+    const auto equals = item.find('=');
+    args.emplace_back(item.substr(0, equals),
+                      equals == std::string::npos ? "true" : item.substr(equals + 1));
+  }
+  const std::vector<std::pair<std::string, std::string>> defaults = {
+      {"container-runtime-endpoint", "npipe:////./pipe/containerd-containerd"}};
+  std::wstring command = L"\"" + folder + L"\\kubelet.exe\"";
+  for (const auto& [name, value] : defaults) {
+    bool replaced = false;
+    for (const auto& arg : args) replaced = replaced || arg.first == name;
+    if (!replaced) command += L" " + QuoteArgument(Widen("--" + name + "=" + value));
+  }
+  for (const auto& [name, value] : args)
+    command += L" " + QuoteArgument(Widen("--" + name + "=" + value));
+  return command;
+}
+
+DWORD Rke2(const std::wstring&, const std::function<void()>& ready) {
+  const std::wstring folder = FolderOf(SelfPath());
+  const std::wstring log = folder + L"\\rke2-starts.log";
+  const auto fail = [&log](const std::string& why) {
+    AppendLine(log, "error " + why);
+    return DWORD{2};
+  };
+  const auto args = SplitCommandLine(GetCommandLineW());
+  // rke2's default /etc/rancher/rke2/config.yaml is on the system drive; none: its defaults.
+  const std::wstring config =
+      FlagValue(args, {L"--config", L"-c"})
+          .value_or(ExpandEnvironment(L"%SystemDrive%\\etc\\rancher\\rke2\\config.yaml"));
+  const auto yaml = ReadTextFile(config);
+  const std::wstring kubelet =
+      Rke2KubeletCommand(folder, yaml ? KubeletArgItems(*yaml) : std::vector<std::string>{});
+  // containerd's --config only when the file exists (containerd refuses a --config it cannot
+  // read; without one it serves its default pipe).
+  std::wstring containerd = L"\"" + folder + L"\\containerd.exe\"";
+  const std::wstring toml = folder + L"\\containerd.toml";
+  if (GetFileAttributesW(toml.c_str()) != INVALID_FILE_ATTRIBUTES)
+    containerd += L" --config " + QuoteArgument(toml);
+
+  DWORD error = 0;
+  const auto containerd_child = StartChild(containerd, L"", error);
+  if (!containerd_child) {
+    return fail("cannot start " + Utf8FromWide(containerd.c_str()) + " (error " +
+                std::to_string(error) + ")");
+  }
+  const auto kubelet_child = StartChild(kubelet, L"", error);
+  if (!kubelet_child) {
+    EndChild(containerd_child->hProcess);
+    return fail("cannot start " + Utf8FromWide(kubelet.c_str()) + " (error " +
+                std::to_string(error) + ")");
+  }
+  AppendLine(log, "start " + std::to_string(kubelet_child->dwProcessId) + " " +
+                      Utf8FromWide(kubelet.c_str()));
+  ready();
+  const auto ended = Supervise({containerd_child->hProcess, kubelet_child->hProcess});
+  if (!ended) return 0;
+  AppendLine(log, std::string("error ") + (ended->index == 0 ? "containerd.exe" : "kubelet.exe") +
+                      " ended with exit code " + std::to_string(ended->exit_code));
+  return ended->exit_code;
+}
+
+// ---- EKS-WindowsServiceHost.exe
+
+// `EKS-WindowsServiceHost.exe SERVICE PROGRAM ARGS...`: runs the rest of its own command line,
+// verbatim from PROGRAM on, as its child.
+DWORD ServiceHost(const std::wstring&, const std::function<void()>& ready) {
+  const std::wstring log = FolderOf(SelfPath()) + L"\\servicehost-starts.log";
+  const auto fail = [&log](const std::string& why) {
+    AppendLine(log, "error " + why);
+    return DWORD{2};
+  };
+  const std::wstring line = GetCommandLineW();
+  const std::size_t program = WordStart(line, 2);
+  if (program == std::wstring::npos)
+    return fail("no program to run (SERVICE PROGRAM ARGS...): " + Utf8FromWide(line.c_str()));
+  const std::wstring command = line.substr(program);
+  DWORD error = 0;
+  const auto child = StartChild(command, L"", error);
+  if (!child) {
+    return fail("cannot start " + Utf8FromWide(command.c_str()) + " (error " +
+                std::to_string(error) + ")");
+  }
+  AppendLine(log,
+             "start " + std::to_string(child->dwProcessId) + " " + Utf8FromWide(command.c_str()));
+  ready();
+  const auto ended = Supervise({child->hProcess});
+  return ended ? ended->exit_code : 0;
+}
+
 // ---- --probe-pipe
 
 int ProbePipe(const std::wstring& name) {
@@ -912,9 +1227,11 @@ int main() {
   if (role == L"kubelet") return Run("kubelet", Kubelet, false);
   if (role == L"nssm") return Run("nssm", Nssm, true);
   if (role == L"containerd") return Run("containerd", Containerd, false);
+  if (role == L"rke2") return Run("rke2", Rke2, false);
+  if (role == L"eks-windowsservicehost") return Run("EKS-WindowsServiceHost", ServiceHost, false);
   std::fprintf(stderr,
-               "node-standin.exe: a test stand-in; copy it as kubelet.exe, nssm.exe or "
-               "containerd.exe (see tests/windows/node_standin.cpp), or run it with "
-               "--probe-pipe NAME\n");
+               "node-standin.exe: a test stand-in; copy it as kubelet.exe, nssm.exe, "
+               "containerd.exe, rke2.exe or EKS-WindowsServiceHost.exe (see "
+               "tests/windows/node_standin.cpp), or run it with --probe-pipe NAME\n");
   return 2;
 }

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The node stand-ins (tests/windows/node_standin.cpp: kubelet.exe, nssm.exe and containerd.exe, one
-# program copied under each name) behave as the tests of `dxshim.exe install` need them to, as
-# services of wine's service control manager: a containerd service serves its configured pipe; a
-# native kubelet service logs its command line, answers healthz on its port, reconnects to the
-# runtime's pipe every second, stops; an NSSM kubelet service starts kubelet.exe from its
-# Parameters at every start (the kubeadm StartKubelet.ps1 and the AKS kubeletstart.ps1 that
-# PowerShell would run, emulated; a kubelet.exe Application directly), and ends it on STOP; exit
-# codes reach the service manager (a port in use: 3; a served pipe: 4; no Parameters: 2).
+# The node stand-ins (tests/windows/node_standin.cpp: kubelet.exe, nssm.exe, containerd.exe,
+# rke2.exe and EKS-WindowsServiceHost.exe, one program copied under each name) behave as the tests
+# of `dxshim.exe install` need them to, as services of wine's service control manager: a
+# containerd service serves its configured pipe; a native kubelet service logs its command line,
+# answers healthz on its port, reconnects to the runtime's pipe every second, stops; an NSSM
+# kubelet service starts kubelet.exe from its Parameters at every start (the kubeadm
+# StartKubelet.ps1 and the AKS kubeletstart.ps1 that PowerShell would run, emulated; a kubelet.exe
+# Application directly), and ends it on STOP; an rke2 service starts containerd.exe and
+# kubelet.exe from its folder, kubelet with the kubelet-arg items of its config.yaml (an item
+# replacing rke2's default endpoint); an EKS-WindowsServiceHost.exe service runs its own command
+# line from the third word on; both end their children on STOP; exit codes reach the service
+# manager (a port in use: 3; a served pipe: 4; no Parameters: 2).
 # usage: node_standin_test.sh node-standin.exe
 set -uo pipefail
 exe=${1:?usage: node_standin_test.sh node-standin.exe}
@@ -256,6 +260,116 @@ check "and says why in nssm-starts.log" \
   "$(tail -n 1 "$c/k/nssm-starts.log")"
 out=$(run 'C:\k\nssm.exe')
 check "nssm.exe from a console refuses to run (exit code 2)" "$([ $? = 2 ]; echo $?)" "$out"
+
+echo "== rke2.exe as a service: kubelet and containerd as its children"
+mkdir -p "$c/rke2bin" "$c/rke2"
+for name in rke2 kubelet containerd; do cp "$exe" "$c/rke2bin/$name.exe"; done
+printf '[grpc]\n  address = "\\\\\\\\.\\\\pipe\\\\rke2-containerd"\n' >"$c/rke2bin/containerd.toml"
+port4=$(free_port)
+cat >"$c/rke2/config.yaml" <<YAML
+# kubelet-arg: ["--v=9"] in a comment reaches no kubelet
+token: x
+kubelet-arg: ["--healthz-port=$port4", 'container-runtime-endpoint=npipe://./pipe/rke2-containerd',
+  "node-labels=a=b,c=d", feature-gates=X=true]
+node-name: win-1
+YAML
+sc create rke2 binPath= '"C:\rke2bin\rke2.exe" agent --config C:\rke2\config.yaml' >/dev/null
+sc start rke2 >/dev/null
+wait_state rke2 RUNNING
+check "the rke2 service reports RUNNING" $? "$(sc query rke2)$(cat "$c/rke2bin/rke2-starts.log" 2>/dev/null)"
+wait_healthz "$port4"
+check "its kubelet.exe answers healthz on the port of a kubelet-arg item" $?
+expected="\"C:\\rke2bin\\kubelet.exe\" --healthz-port=$port4 --container-runtime-endpoint=npipe://./pipe/rke2-containerd --node-labels=a=b,c=d --feature-gates=X=true"
+rke2_line=$(tail -n 1 "$c/rke2bin/rke2-starts.log")
+child=$(pid_of_line "$rke2_line")
+check "flow list over two lines: one --name=value per item, the item's endpoint replacing rke2's default" \
+  "$([ "$rke2_line" = "start $child $expected" ]; echo $?)" "$rke2_line"$'\n'"expected: start PID $expected"
+out=$(run "$exe" --probe-pipe rke2-containerd)
+check "its containerd.exe serves the pipe of the containerd.toml in rke2's folder" \
+  "$(grep -qF 'served by process' <<<"$out" &&
+     grep -qE '^start [0-9]+ "C:\\rke2bin\\containerd\.exe" --config C:\\rke2bin\\containerd\.toml$' "$c/rke2bin/starts.log"; echo $?)" \
+  "$out"$'\n'"$(cat "$c/rke2bin/starts.log")"
+sleep 1.5
+check "and its kubelet.exe connects to it" \
+  "$([ "$(grep -cx "connect $child" "$c/rke2bin/connections.log")" -ge 1 ]; echo $?)" "$(cat "$c/rke2bin/connections.log")"
+sc stop rke2 >/dev/null
+wait_state rke2 STOPPED
+check "STOP: the rke2 service reports STOPPED with exit code 0" \
+  "$([ "$(exit_codes rke2)" = "0 0" ]; echo $?)" "$(sc query rke2)"
+out=$(run "$exe" --probe-pipe rke2-containerd)
+check "and both children are gone (port closed, pipe not served)" \
+  "$(port_closed "$port4" && grep -q 'not served' <<<"$out"; echo $?)" "$out"
+sc delete rke2 >/dev/null
+port5=$(free_port)
+mkdir -p "$c/etc/rancher/rke2"
+sed 's/$/\r/' >"$c/etc/rancher/rke2/config.yaml" <<YAML
+server: https://10.0.0.1:9345
+kubelet-arg:
+# a comment
+- v=2
+
+  - "healthz-port=$port5" # its port
+  - 'resolv-conf='''
+  - "pod-infra-container-image=a \\"b\\""
+node-label:
+  - "x=y"
+YAML
+for _ in $(seq 1 25); do  # the deleted service may take a moment to go
+  sc create rke2 binPath= 'C:\rke2bin\rke2.exe agent' >/dev/null && break
+  sleep 0.2
+done
+sc start rke2 >/dev/null
+wait_healthz "$port5"
+check "without --config: C:\\etc\\rancher\\rke2\\config.yaml's block list" $? \
+  "$(sc query rke2)$(tail -n 1 "$c/rke2bin/rke2-starts.log")"
+expected="\"C:\\rke2bin\\kubelet.exe\" --container-runtime-endpoint=npipe:////./pipe/containerd-containerd --v=2 --healthz-port=$port5 --resolv-conf=' \"--pod-infra-container-image=a \\\"b\\\"\""
+rke2_line=$(tail -n 1 "$c/rke2bin/rke2-starts.log")
+check "rke2's default endpoint first, then the items (CRLF, comments, quoted values)" \
+  "$([ "$rke2_line" = "start $(pid_of_line "$rke2_line") $expected" ]; echo $?)" \
+  "$rke2_line"$'\n'"expected: start PID $expected"
+sc stop rke2 >/dev/null
+wait_state rke2 STOPPED
+check "it stops" "$(port_closed "$port5"; echo $?)"
+printf 'kubelet-arg:\n  - "healthz-port=%s"\n' "$busy_port" >"$c/etc/rancher/rke2/config.yaml"
+sc start rke2 >/dev/null
+wait_state rke2 STOPPED
+check "a kubelet.exe that exits (port taken) ends the rke2 service with its exit code 3" \
+  "$([ "$(exit_codes rke2)" = "1066 3" ]; echo $?)" "$(sc query rke2)$(tail -n 2 "$c/rke2bin/rke2-starts.log")"
+check "and rke2-starts.log says which child ended" \
+  "$(tail -n 1 "$c/rke2bin/rke2-starts.log" | grep -qx 'error kubelet.exe ended with exit code 3'; echo $?)" \
+  "$(tail -n 1 "$c/rke2bin/rke2-starts.log")"
+out=$(run "$exe" --probe-pipe rke2-containerd)
+check "and its containerd.exe was ended too" "$([ $? = 1 ]; echo $?)" "$out"
+sc delete rke2 >/dev/null
+
+echo "== EKS-WindowsServiceHost.exe running kubelet.exe"
+mkdir -p "$c/Program Files/Amazon/EKS"
+cp "$exe" "$c/Program Files/Amazon/EKS/EKS-WindowsServiceHost.exe"
+port6=$(free_port)
+args="--config=\"C:\\ProgramData\\kubernetes\\kubelet-config.json\"  --healthz-port=$port6 --resolv-conf=\"\" --container-runtime-endpoint=\"npipe:////./pipe/containerd-containerd\""
+sc create kubelet-eks binPath= "\"C:\\Program Files\\Amazon\\EKS\\EKS-WindowsServiceHost.exe\" kubelet \"C:\\k\\kubelet.exe\" $args" >/dev/null
+sc start kubelet-eks >/dev/null
+wait_state kubelet-eks RUNNING
+check "the service host reports RUNNING" $? "$(sc query kubelet-eks)"
+wait_healthz "$port6"
+check "its kubelet.exe answers healthz" $?
+host_line=$(tail -n 1 "$c/Program Files/Amazon/EKS/servicehost-starts.log")
+child=$(pid_of_line "$host_line")
+check "the child's command line is its own from the third word on, verbatim" \
+  "$([ "$host_line" = "start $child \"C:\\k\\kubelet.exe\" $args" ] &&
+     [ "$(tail -n 1 "$c/k/starts.log")" = "$host_line" ]; echo $?)" \
+  "$host_line"$'\n'"$(tail -n 1 "$c/k/starts.log")"
+sc stop kubelet-eks >/dev/null
+wait_state kubelet-eks STOPPED
+check "STOP: STOPPED with exit code 0, and its kubelet.exe is gone" \
+  "$([ "$(exit_codes kubelet-eks)" = "0 0" ] && port_closed "$port6"; echo $?)" "$(sc query kubelet-eks)"
+sc delete kubelet-eks >/dev/null
+sc create kubelet-eks2 binPath= "\"C:\\Program Files\\Amazon\\EKS\\EKS-WindowsServiceHost.exe\" kubelet C:\\k\\kubelet.exe --healthz-port=$busy_port" >/dev/null
+sc start kubelet-eks2 >/dev/null
+wait_state kubelet-eks2 STOPPED
+check "a child that exits (port taken) ends the service host with its exit code 3" \
+  "$([ "$(exit_codes kubelet-eks2)" = "1066 3" ]; echo $?)" "$(sc query kubelet-eks2)"
+sc delete kubelet-eks2 >/dev/null
 
 echo "== containerd.exe stops"
 sc stop containerd >/dev/null
