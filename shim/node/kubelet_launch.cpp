@@ -92,11 +92,15 @@ void ApplyFlags(const FlagSet& flags, SettingPlace place, const std::string& pat
   if (flags.config) launch.config_file = *flags.config;
   if (flags.config_dir) launch.config_dir = *flags.config_dir;
   if (flags.hostname) launch.hostname_override = Setting{*flags.hostname, place, path};
-  if (flags.healthz_address) launch.healthz_address = *flags.healthz_address;
+  if (flags.healthz_address) {
+    launch.healthz_address = *flags.healthz_address;
+    launch.healthz_address_flag = true;
+  }
   if (flags.node_labels) launch.node_labels = Setting{*flags.node_labels, place, path};
   if (flags.healthz_port) {
     try {
       launch.healthz_port = std::stoi(*flags.healthz_port);
+      launch.healthz_port_flag = true;
     } catch (const std::exception&) {
       throw NodeError("kubelet's --healthz-port in " + path +
                       " is not a number: " + *flags.healthz_port);
@@ -183,6 +187,10 @@ void FromRke2(NodeSystem& node, KubeletLaunch& launch) {
   launch.flags_path = NodePath(node, launch.flags_path);
   launch.chain.push_back("the rke2 service runs kubelet with the kubelet-arg items of " +
                          launch.flags_path);
+  // Without an item, rke2 gives kubelet its embedded containerd's pipe (k3s
+  // pkg/agent/config/config_windows.go).
+  launch.runtime_endpoint = {"npipe:////./pipe/containerd-containerd",
+                             SettingPlace::kLauncherDefault, ""};
   // rke2 without a config file runs on its defaults; the file is made when a setting is added.
   const std::string text = node.ReadFile(launch.flags_path).value_or("");
   FlagSet flags;
@@ -201,7 +209,8 @@ void FromRke2(NodeSystem& node, KubeletLaunch& launch) {
 
 // The config file and drop-ins, for what no flag set (kubelet: flags win over both).
 void FromConfigFiles(NodeSystem& node, KubeletLaunch& launch) {
-  const bool endpoint_from_flag = launch.runtime_endpoint.place != SettingPlace::kDefault;
+  const bool endpoint_from_flag = launch.runtime_endpoint.place != SettingPlace::kDefault &&
+                                  launch.runtime_endpoint.place != SettingPlace::kLauncherDefault;
   const auto consider = [&](const std::string& named, SettingPlace place) {
     const std::string path = NodePath(node, named);
     const auto text = node.ReadFile(path);
@@ -212,11 +221,10 @@ void FromConfigFiles(NodeSystem& node, KubeletLaunch& launch) {
           launch.runtime_endpoint = {*value, place, path};
         }
       }
-      if (auto port = ReadTopLevelString(*text, "healthzPort"))
-        launch.healthz_port = std::stoi(*port);
-      if (auto address = ReadTopLevelString(*text, "healthzBindAddress")) {
-        launch.healthz_address = *address;
-      }
+      auto port = ReadTopLevelString(*text, "healthzPort");
+      if (port && !launch.healthz_port_flag) launch.healthz_port = std::stoi(*port);
+      auto address = ReadTopLevelString(*text, "healthzBindAddress");
+      if (address && !launch.healthz_address_flag) launch.healthz_address = *address;
     } catch (const NodeError&) {
       throw;
     } catch (const std::exception& e) {
@@ -270,6 +278,8 @@ std::string_view SettingPlaceName(SettingPlace place) {
       return "a --config-dir drop-in";
     case SettingPlace::kConfigFile:
       return "the --config file";
+    case SettingPlace::kLauncherDefault:
+      return "the launcher's own default";
     case SettingPlace::kDefault:
       break;
   }

@@ -40,6 +40,7 @@ enum class SettingPlace {
   kScript,              // written into a launcher script the distribution owns
   kConfigDropIn,        // a file in --config-dir
   kConfigFile,          // the --config file (YAML or JSON)
+  kLauncherDefault,     // set nowhere the operator can see: the launcher's own (rke2's)
   kDefault,             // set nowhere: kubelet's default, which no Windows node can use
 };
 std::string_view SettingPlaceName(SettingPlace place);
@@ -75,6 +76,8 @@ struct KubeletLaunch {
   std::optional<Setting> node_labels;  // --node-labels, where the launcher keeps kubelet's flags
   std::string healthz_address = "127.0.0.1";
   int healthz_port = 10248;
+  bool healthz_address_flag = false;  // set by a flag, which the config files do not override
+  bool healthz_port_flag = false;
 };
 
 // Reads the node. Throws NodeError only when the node itself cannot be read; a launcher it does

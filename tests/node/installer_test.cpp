@@ -300,6 +300,33 @@ TEST(NodeInstall, ConfigFileEndpointIsChangedInTheFileKubeletReads) {
             "\"C:\\k\\kubelet.exe\" --config=C:\\var\\lib\\kubelet\\config.json");
 }
 
+// Kubelet's flags beat its config file (kubeadm's config.yaml has healthzPort: 10248 while a
+// flag moves it): the proof asks the port kubelet serves.
+TEST(NodeInstall, HealthPortFlagBeatsTheConfigFile) {
+  FakeNode node;
+  BaseNode(node);
+  node.files["C:\\var\\lib\\kubelet\\config.yaml"] =
+      "kind: KubeletConfiguration\nhealthzPort: 10248\n";
+  node.AddService(
+      "kubelet",
+      "\"C:\\k\\kubelet.exe\" --config=C:\\var\\lib\\kubelet\\config.yaml "
+      "--container-runtime-endpoint=npipe://./pipe/containerd-containerd --healthz-port=36337",
+      {"containerd"});
+  auto play = node.on_start;
+  node.on_start = [play](FakeNode& n, const std::string& name) {
+    if (name != "kubelet") return play(n, name);
+    n.processes.push_back(
+        {n.services.at(name).state.pid, "kubelet.exe", n.services.at(name).state.command_line});
+    n.http["127.0.0.1:36337/healthz"] = {200, "ok"};
+  };
+  std::vector<std::string> said;
+  auto o = Options(&said);
+  o.plan.node_labels.clear();
+  ASSERT_EQ(Install(node, o), kInstalled) << Joined(said);
+  EXPECT_NE(Joined(said).find("127.0.0.1:36337/healthz answers ok"), std::string::npos)
+      << Joined(said);
+}
+
 TEST(NodeInstall, UnknownLauncherChangesNothingAndSaysWhatToSet) {
   FakeNode node;
   BaseNode(node);

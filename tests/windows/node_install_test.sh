@@ -112,6 +112,14 @@ check "native service: kubelet is healthy" $([ "$(healthz "$port")" = ok ]; echo
 out=$(install); code=$?
 check "native service: a second install changes nothing and restarts nothing" \
   $([ "$code" = 0 ] && grep -q "nothing to change" <<<"$out" && [ "$(lines "$c/k/starts.log")" = 2 ]; echo $?) "$(dump)"
+# A new binary (install.ps1 moved the old one aside): dxshim restarts alone, kubelet keeps running
+# and its dependency on dxshim comes back.
+deps_before=$(reg_value "$services_key\\kubelet" DependOnService)
+out=$(install --restart-service); code=$?
+check "native service: --restart-service restarts dxshim alone while kubelet keeps running" \
+  $([ "$code" = 0 ] && grep -q "restarting service dxshim alone" <<<"$out" &&
+    [ "$(lines "$c/k/starts.log")" = 2 ] && [ "$(healthz "$port")" = ok ] &&
+    [ "$(reg_value "$services_key\\kubelet" DependOnService)" = "$deps_before" ]; echo $?) "$(dump)"
 out=$(uninstall); code=$?
 check "native service: uninstall" "$code" "$(dump)"
 snapshot "$work/native-after"
