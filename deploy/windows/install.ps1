@@ -91,12 +91,30 @@ function Test-Prerequisites {
   Write-Host "   Windows build $build, containerd $(if ($containerd) { $containerd } else { 'not a service here' }), $count GPU(s)"
 }
 
+# %ProgramData% lets every user create folders and files. dxshim's folder (its configuration, the
+# install record, the log, all read by SYSTEM) is made SYSTEM's and Administrators' only, and a
+# folder a user made first is refused (SIDs, not names: the names are localized).
+function Protect-DataDir {
+  if (Test-Path $DataDir) {
+    $owner = (Get-Acl $DataDir).GetOwner([System.Security.Principal.SecurityIdentifier]).Value
+    if ($owner -notin @('S-1-5-18', 'S-1-5-32-544')) {
+      throw "$DataDir is owned by $owner, not SYSTEM or Administrators: check it and remove it first"
+    }
+  } else {
+    New-Item -ItemType Directory -Path $DataDir | Out-Null
+  }
+  & icacls.exe $DataDir /setowner '*S-1-5-32-544' /T /C /Q | Out-Null
+  & icacls.exe $DataDir /inheritance:r /grant:r '*S-1-5-18:(OI)(CI)F' '*S-1-5-32-544:(OI)(CI)F' '*S-1-5-32-545:(OI)(CI)RX' /T /C /Q | Out-Null
+  if ($LASTEXITCODE -ne 0) { throw "icacls could not restrict $DataDir ($LASTEXITCODE)" }
+}
+
 # Copies the release and returns whether a binary changed. A running binary cannot be
 # overwritten but can be renamed: the old one moves aside, and dxshim.exe install
 # --restart-service then restarts the dxshim service alone. Stopping it here with -Force would
 # stop kubelet too (kubelet's service depends on dxshim's).
 function Copy-Release {
-  New-Item -ItemType Directory -Force -Path $InstallDir, $DataDir | Out-Null
+  New-Item -ItemType Directory -Force -Path $InstallDir | Out-Null
+  Protect-DataDir
   $changed = @('dxshim.exe', 'dxshim-devices.exe') | Where-Object {
     $target = Join-Path $InstallDir $_
     -not (Test-Path $target) -or

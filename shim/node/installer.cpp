@@ -205,9 +205,15 @@ std::string MetricsAddress(NodeSystem& node, const std::string& dxshim_config) {
   }
 }
 
+// The record says what to write where, as SYSTEM: one that a user could have made is refused.
 std::optional<InstallRecord> ReadRecord(NodeSystem& node, const std::string& path) {
   const auto text = node.ReadFile(path);
   if (!text) return std::nullopt;
+  if (const auto why = node.UntrustedOwner(path); !why.empty()) {
+    throw NodeError("the install record " + path + " is " + why +
+                    ", not by SYSTEM or Administrators: it is not trusted (whoever wrote it could "
+                    "make dxshim write any file); check it and remove it");
+  }
   return ReadInstallRecord(*text);
 }
 

@@ -62,6 +62,10 @@ class NodeSystem {
   // Replaces the whole file (written next to it, then moved over it).
   virtual void WriteFile(const std::string& path, const std::string& bytes) = 0;
   virtual void RemoveFile(const std::string& path) = 0;  // a missing file is no error
+  // Why an existing file cannot be trusted to say what to write where as SYSTEM ("owned by
+  // S-1-5-21-...-1001"), or "" when its owner is SYSTEM, Administrators or this process's own
+  // user. A file under %ProgramData% can be made by any local user before dxshim's folder exists.
+  virtual std::string UntrustedOwner(const std::string& path) = 0;
   // The names of the files in a folder (not sub-folders), sorted; empty when it does not exist.
   virtual std::vector<std::string> ListFiles(const std::string& folder) = 0;
 

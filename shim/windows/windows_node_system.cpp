@@ -6,6 +6,8 @@
 #include <windows.h>
 #include <tlhelp32.h>
 #include <winternl.h>
+#include <aclapi.h>
+#include <sddl.h>
 // clang-format on
 
 #include <algorithm>
@@ -257,6 +259,25 @@ class WindowsNodeSystem : public node::NodeSystem {
     }
   }
 
+  std::string UntrustedOwner(const std::string& path) override {
+    PSID owner = nullptr;
+    PSECURITY_DESCRIPTOR descriptor = nullptr;
+    const DWORD status =
+        GetNamedSecurityInfoW(Widen(path).c_str(), SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION,
+                              &owner, nullptr, nullptr, nullptr, &descriptor);
+    if (status != ERROR_SUCCESS)
+      return "of an owner that cannot be read (" + ErrorText(status) + ")";
+    std::string why;
+    if (!IsWellKnownSid(owner, WinLocalSystemSid) &&
+        !IsWellKnownSid(owner, WinBuiltinAdministratorsSid) && !IsOwnUser(owner)) {
+      wchar_t* text = nullptr;
+      why = "owned by " + (ConvertSidToStringSidW(owner, &text) ? Utf8FromWide(text) : "?");
+      if (text) LocalFree(text);
+    }
+    LocalFree(descriptor);
+    return why;
+  }
+
   std::vector<std::string> ListFiles(const std::string& folder) override {
     std::vector<std::string> names;
     WIN32_FIND_DATAW found;
@@ -467,6 +488,21 @@ class WindowsNodeSystem : public node::NodeSystem {
   }
 
  private:
+  // Whether `sid` is the user this process runs as (who wrote the record itself).
+  static bool IsOwnUser(PSID sid) {
+    HANDLE token = nullptr;
+    if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token)) return false;
+    DWORD size = 0;
+    GetTokenInformation(token, TokenUser, nullptr, 0, &size);
+    std::vector<unsigned char> buffer(size);
+    bool same = false;
+    if (GetTokenInformation(token, TokenUser, buffer.data(), size, &size)) {
+      same = EqualSid(reinterpret_cast<TOKEN_USER*>(buffer.data())->User.Sid, sid) != FALSE;
+    }
+    CloseHandle(token);
+    return same;
+  }
+
   static ServiceHandle Open(const ServiceHandle& manager, const std::string& name, DWORD access) {
     ServiceHandle service(OpenServiceW(manager.get(), Widen(name).c_str(), access));
     if (!service)

@@ -28,8 +28,9 @@ class FakeNode : public NodeSystem {
   std::map<std::string, std::string> files;
   std::map<std::string, FakeService> services;  // lower-case name
   std::vector<ProcessInfo> processes;
-  std::map<std::string, std::uint32_t> pipes;  // lower-case pipe path -> server pid
-  std::map<std::string, HttpAnswer> http;      // "host:port/path"
+  std::map<std::string, std::uint32_t> pipes;    // lower-case pipe path -> server pid
+  std::map<std::string, HttpAnswer> http;        // "host:port/path"
+  std::map<std::string, std::string> untrusted;  // path -> why (a file a user made)
   std::function<void(FakeNode&, const std::string&)> on_start;
   std::function<void(FakeNode&, const std::string&)> on_stop;
   std::uint32_t next_pid = 1000;
@@ -76,6 +77,10 @@ class FakeNode : public NodeSystem {
     files[path] = bytes;
   }
   void RemoveFile(const std::string& path) override { files.erase(path); }
+  std::string UntrustedOwner(const std::string& path) override {
+    const auto it = untrusted.find(path);
+    return it == untrusted.end() ? "" : it->second;
+  }
   std::vector<std::string> ListFiles(const std::string& folder) override {
     std::vector<std::string> names;
     for (const auto& [path, bytes] : files) {

@@ -391,6 +391,36 @@ TEST(NodeInstall, UninstallRefusesATamperedValueAndAMissingRecord) {
   EXPECT_NE(Joined(said).find("service kubelet's command line"), std::string::npos) << Joined(said);
 }
 
+// A record a local user planted (any user may create files under %ProgramData% before dxshim's
+// folder exists) would make uninstall write files as SYSTEM: it is refused, nothing changes.
+TEST(NodeInstall, ARecordNotOwnedByAdministratorsIsRefused) {
+  FakeNode node;
+  BaseNode(node);
+  node.AddService("kubelet", kEksLine, {"containerd"});
+  node.files["C:\\ProgramData\\kubernetes\\kubelet-config.json"] = "{}";
+  InstallRecord planted;
+  planted.mode = "endpoint";
+  planted.kubelet_service = "kubelet";
+  NodeChange change;
+  change.target = "C:\\Windows\\System32\\drivers\\etc\\hosts";
+  change.before = "evil";
+  change.after = "";
+  planted.changes = {change};
+  node.files["C:\\Windows\\System32\\drivers\\etc\\hosts"] = "";
+  node.files[kRecord] = WriteInstallRecord(planted);
+  node.untrusted[kRecord] = "owned by S-1-5-21-1-2-3-1001";
+  const Snapshot before = Take(node);
+  std::vector<std::string> said;
+  auto undo = Undo();
+  undo.say = [&](const std::string& l) { said.push_back(l); };
+  EXPECT_EQ(Uninstall(node, undo), kFailed);
+  EXPECT_EQ(Install(node, Options(&said)), kFailed);
+  EXPECT_EQ(Take(node), before);
+  EXPECT_NE(Joined(said).find("owned by S-1-5-21-1-2-3-1001, not by SYSTEM or Administrators"),
+            std::string::npos)
+      << Joined(said);
+}
+
 TEST(NodeInstall, ServiceOnlyTouchesNeitherKubeletNorContainerd) {
   FakeNode node;
   BaseNode(node);

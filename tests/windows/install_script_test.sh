@@ -55,6 +55,9 @@ grep -q '& \$Installed @arguments' "$script" && grep -q '& \$Installed uninstall
 result $? "install and uninstall are dxshim.exe's"
 ! grep -n -E 'Set-ItemProperty|sc\.exe config|ImagePath|Restart-Service|Stop-Service|containerRuntimeEndpoint' "$script"
 result $? "the wrapper changes no kubelet or containerd setting and stops no service itself (Stop-Service -Force would stop kubelet too)"
+grep -q "^  Protect-DataDir" "$script" && grep -q "'\*S-1-5-32-544:(OI)(CI)F'" "$script" &&
+  grep -q -- '/inheritance:r' "$script"
+result $? "dxshim's ProgramData folder is made SYSTEM's and Administrators' only before anything is copied there"
 grep -q "'--restart-service'" "$script"
 result $? "a replaced binary restarts the dxshim service through dxshim.exe install (alone)"
 
