@@ -1,0 +1,29 @@
+// The node stand-in's roles: one entry point each, chosen by main.cpp from the executable's name.
+#pragma once
+
+#include <windows.h>
+
+#include <functional>
+#include <string>
+
+namespace dxshim::test::node_standin {
+
+// The work of each role as service_runner.h's Work (SERVICE_NAME: the name the SCM started it
+// as, "" in the foreground; READY: called once it serves), returning its exit code.
+
+// kubelet.exe (kubelet.cpp).
+DWORD Kubelet(const std::wstring& service_name, const std::function<void()>& ready);
+// nssm.exe (nssm.cpp): a service only.
+DWORD Nssm(const std::wstring& service_name, const std::function<void()>& ready);
+// containerd.exe (containerd.cpp).
+DWORD Containerd(const std::wstring& service_name, const std::function<void()>& ready);
+// rke2.exe (rke2.cpp).
+DWORD Rke2(const std::wstring& service_name, const std::function<void()>& ready);
+// EKS-WindowsServiceHost.exe (service_host.cpp): `EKS-WindowsServiceHost.exe SERVICE PROGRAM
+// ARGS...` runs the rest of its own command line, verbatim from PROGRAM on, as its child.
+DWORD ServiceHost(const std::wstring& service_name, const std::function<void()>& ready);
+
+// `--probe-pipe NAME` under any name (probe.cpp): 0 if the pipe is served, else 1.
+int ProbePipe(const std::wstring& name);
+
+}  // namespace dxshim::test::node_standin
