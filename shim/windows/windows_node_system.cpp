@@ -336,11 +336,28 @@ class WindowsNodeSystem : public node::NodeSystem {
     }
   }
 
+  // Returns once the service is gone. DeleteService only marks it: the manager removes it when
+  // its process has ended and no handle to it is open, and until then a new install could not
+  // create it again (ERROR_SERVICE_MARKED_FOR_DELETE).
   void UnregisterService(const std::string& name) override {
     const auto manager = Manager(SC_MANAGER_CONNECT);
-    const ServiceHandle service(OpenServiceW(manager.get(), Widen(name).c_str(), DELETE));
-    if (!service || !::DeleteService(service.get())) {
-      throw NodeError("cannot delete service " + name + " (" + ErrorText(GetLastError()) + ")");
+    {
+      const ServiceHandle service(OpenServiceW(manager.get(), Widen(name).c_str(), DELETE));
+      if (!service || !::DeleteService(service.get())) {
+        throw NodeError("cannot delete service " + name + " (" + ErrorText(GetLastError()) + ")");
+      }
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (true) {
+      const ServiceHandle still(
+          OpenServiceW(manager.get(), Widen(name).c_str(), SERVICE_QUERY_STATUS));
+      if (!still && GetLastError() == ERROR_SERVICE_DOES_NOT_EXIST) return;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        throw NodeError("service " + name +
+                        " is marked for deletion but still there after 60 s: a program holds a "
+                        "handle to it (close the Services console)");
+      }
+      ::Sleep(200);
     }
   }
 
