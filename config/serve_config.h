@@ -63,6 +63,9 @@ struct ServeConfig {
   bool device_plugin = false;
   std::string device_plugin_dir;
   std::string device_plugin_resource;
+  // The memory resource: one device per policy.gpu_memory_unit of each GPU's capacity (empty,
+  // written "-": not registered).
+  std::string device_plugin_memory_resource;
   // A Node Feature Discovery local feature file kept up to date with the node's GPU labels
   // (empty, written "-": none); removed when dxshim stops only if node_feature_file_remove.
   std::string node_feature_file;

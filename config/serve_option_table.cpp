@@ -4,6 +4,7 @@
 #include <charconv>
 #include <chrono>
 
+#include "devices/allocation/gpu_memory.h"
 #include "devices/dxshim_keys.h"
 #include "devices/inventory_file.h"
 
@@ -43,6 +44,28 @@ std::uint64_t ParseLogFileSize(std::string_view text) {
   if (bytes < (64u << 10)) throw ConfigError("'" + std::string(text) + "' is less than 64Ki");
   return bytes;
 }
+
+// A size of GPU memory (the gpu-memory settings): a byte quantity, at least `least`.
+std::uint64_t ParseMemorySize(std::string_view text, std::uint64_t least) {
+  std::uint64_t bytes = 0;
+  try {
+    bytes = devices::ParseByteQuantity(std::string(text));
+  } catch (const std::invalid_argument&) {
+    throw ConfigError("'" + std::string(text) + "' is not a size (e.g. 4Gi, 512Mi)");
+  }
+  if (bytes < least) {
+    throw ConfigError("'" + std::string(text) + "' is less than " + devices::FormatBytes(least));
+  }
+  return bytes;
+}
+
+// "auto" (0: the capacity divided by max-containers-per-device) or a size of at least 1Mi.
+std::uint64_t ParseDefaultGpuMemory(std::string_view text) {
+  if (text == "auto") return 0;
+  return ParseMemorySize(text, 1ull << 20);
+}
+
+std::string Size(std::uint64_t bytes) { return std::to_string(bytes); }
 
 devices::Placement ParsePlacement(std::string_view text) {
   if (text == "spread") return devices::Placement::kSpread;
@@ -148,8 +171,29 @@ const std::vector<ServeOption> kOptions = {
      "pods one GPU may serve at once (1: every pod gets its GPUs alone)", true,
      [](C& c, V v) { c.policy.max_containers_per_device = ParseCount(v); },
      [](const C& c) { return std::to_string(c.policy.max_containers_per_device); }},
+    {"default-gpu-memory", "size", "auto", nullptr, "",
+     "GPU memory a shared pod reserves on each GPU when it names none (`dxshim.io/gpu-memory`); "
+     "`auto`: the GPU's capacity divided by `max-containers-per-device`, which admits what a "
+     "count of pods admits",
+     true, [](C& c, V v) { c.policy.default_gpu_memory = ParseDefaultGpuMemory(v); },
+     [](const C& c) {
+       return c.policy.default_gpu_memory ? Size(c.policy.default_gpu_memory)
+                                          : std::string("auto");
+     }},
+    {"gpu-memory-reserved", "size", "0", nullptr, "",
+     "GPU memory kept for the host on each GPU (a desktop, the driver): pods share the dedicated "
+     "memory less this",
+     true, [](C& c, V v) { c.policy.gpu_memory_reserved = ParseMemorySize(v, 0); },
+     [](const C& c) { return Size(c.policy.gpu_memory_reserved); }},
+    {"gpu-memory-unit", "size", "1Gi", nullptr, "",
+     "GPU memory per device of the memory resource (`device-plugin-memory-resource`): a GPU "
+     "with 16Gi to share is advertised as 16 devices at `1Gi`",
+     true, [](C& c, V v) { c.policy.gpu_memory_unit = ParseMemorySize(v, 1ull << 20); },
+     [](const C& c) { return Size(c.policy.gpu_memory_unit); }},
     {"placement", "placement", "spread", nullptr, "",
-     "`spread` (least-loaded GPU first) or `pack` (fill a GPU first)", false,
+     "`spread` (the matching GPU with the most free memory first) or `pack` (the one with the "
+     "least free memory that still fits)",
+     false,
      [](C& c, V v) { c.policy.placement = ParsePlacement(v); }, nullptr},
     {"allow-namespaces", "list", "-", nullptr, "all",
      "namespaces whose pods may request GPUs (comma list or YAML list; `-` for all)", false,
@@ -185,6 +229,17 @@ const std::vector<ServeOption> kOptions = {
      "the extended resource advertised, one device per pod slot", true,
      [](C& c, V v) { c.device_plugin_resource = ParseResourceName(v); },
      [](const C& c) { return c.device_plugin_resource; }},
+    {"device-plugin-memory-resource", "resource", keys::kGpuMemoryResource, nullptr, "",
+     "the second extended resource advertised, one device per `gpu-memory-unit` of each GPU's "
+     "capacity (`-` for none)",
+     true,
+     [](C& c, V v) {
+       c.device_plugin_memory_resource = v == "-" ? std::string() : ParseResourceName(v);
+     },
+     [](const C& c) {
+       return c.device_plugin_memory_resource.empty() ? std::string("-")
+                                                      : c.device_plugin_memory_resource;
+     }},
     {"node-feature-file", "path", "-", nullptr, "none",
      "keep this Node Feature Discovery feature file with the node's GPU labels", false,
      [](C& c, V v) { c.node_feature_file = TextOrNone(v); }, nullptr},

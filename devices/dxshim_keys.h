@@ -20,6 +20,11 @@ inline constexpr char kRequires[] = "dxshim.io/requires";      // runtime files,
 inline constexpr char kDevice[] = "dxshim.io/device";          // pins
 inline constexpr char kSharing[] = "dxshim.io/sharing";        // exclusive or shared
 inline constexpr char kContainers[] = "dxshim.io/containers";  // the scope
+inline constexpr char kGpuMemory[] = "dxshim.io/gpu-memory";   // reserved per GPU, e.g. 6Gi
+
+// The values of kSharing (pod annotation) and kSharingLabel (container label).
+inline constexpr char kExclusive[] = "exclusive";
+inline constexpr char kShared[] = "shared";
 
 // Container annotation: written by kubelet from dxshim's device plugin Allocate answer
 // (shim/device_plugin/device_plugin_service.cpp) into the ContainerConfig of each container that
@@ -28,12 +33,20 @@ inline constexpr char kContainers[] = "dxshim.io/containers";  // the scope
 // gave the container, comma separated: their number is how many GPUs it gets. A pod cannot set it
 // (kubelet puts pod annotations on the sandbox, not on containers), and it names no path.
 inline constexpr char kPluginSlotsAnnotation[] = "dxshim.io/plugin-slots";
+// The same for the memory resource (kGpuMemoryResource): the memory units kubelet gave the
+// container, comma separated; their number times the serve key gpu-memory-unit is the memory the
+// container reserves, spread evenly over its GPUs.
+inline constexpr char kPluginMemoryUnitsAnnotation[] = "dxshim.io/plugin-memory-units";
 
 // Container labels: written by the injection (shim/gpu/injection.cpp) into the created
 // container, read back from the runtime by the runtime record (shim/ledger/runtime_record.cpp)
 // to rebuild who holds which GPU.
 inline constexpr char kDevicesLabel[] = "dxshim.io/devices";  // device ids, comma list
 inline constexpr char kSharingLabel[] = "dxshim.io/sharing";  // exclusive or shared
+// Bytes of GPU memory reserved on each of kDevicesLabel's GPUs, a comma list in the same order
+// (one value: the same on all). Missing on containers created before memory was counted: they
+// count as the serve key default-gpu-memory.
+inline constexpr char kGpuMemoryLabel[] = "dxshim.io/gpu-memory";
 
 // Container annotation: written by the injection (one line: what was chosen and why), read by
 // people (crictl inspect) and shown by `dxshim rewrite`.
@@ -43,6 +56,10 @@ inline constexpr char kExplanationAnnotation[] = "dxshim.io/explanation";
 // device-plugin-resource): registered with kubelet by shim/device_plugin, read by the scheduler
 // from pods' resource limits; the pod annotation kGpu may name the same count.
 inline constexpr char kGpuResource[] = "dxshim.io/gpu";
+// The second extended resource (the serve key device-plugin-memory-resource): one device per
+// gpu-memory-unit of every GPU's capacity; a container's limit is memory per pod, spread over its
+// GPUs.
+inline constexpr char kGpuMemoryResource[] = "dxshim.io/gpu-memory";
 
 // Node labels: written by NodeLabels (devices/node_labels.cpp) into `dxshim devices --output
 // labels`, the Node Feature Discovery file and install.ps1 --node-labels; read by the scheduler

@@ -3,6 +3,7 @@
 // limit (shim/ledger/ledger.h).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,14 @@ struct AllocationPolicy {
   // Pods that may hold a device at once (the serve key max-containers-per-device keeps its
   // name); 1 makes every request exclusive in effect.
   unsigned max_containers_per_device = 1;
+  // GPU memory (devices/allocation/gpu_memory.h): a GPU's capacity is its dedicated memory less
+  // `gpu_memory_reserved` (kept for the host); a shared pod that names no amount reserves
+  // `default_gpu_memory` on each of its GPUs, 0 meaning the capacity divided by
+  // max_containers_per_device; a pod asking by the memory resource reserves its units of
+  // `gpu_memory_unit`.
+  std::uint64_t default_gpu_memory = 0;
+  std::uint64_t gpu_memory_reserved = 0;
+  std::uint64_t gpu_memory_unit = 1ull << 30;
   Placement placement = Placement::kSpread;
   // Pod namespaces that may request GPUs: empty allow list = every namespace; the deny list
   // wins over the allow list.

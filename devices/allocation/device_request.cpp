@@ -5,6 +5,7 @@
 #include <charconv>
 #include <set>
 
+#include "devices/allocation/gpu_memory.h"
 #include "devices/dxshim_keys.h"
 #include "devices/inventory_file.h"
 #include "devices/runtime_files.h"
@@ -157,14 +158,23 @@ std::optional<DeviceRequest> ParseDeviceRequest(
       r.pins = List(key, value);
     } else if (key == keys::kSharing) {
       const auto v = ToLowerAscii(Trim(value));
-      if (v != "exclusive" && v != "shared") Fail(key, value, "not exclusive or shared");
-      r.exclusive = v == "exclusive";
+      if (v != keys::kExclusive && v != keys::kShared) {
+        Fail(key, value,
+             std::string("not ") + keys::kExclusive + " or " + keys::kShared);
+      }
+      r.exclusive = v == keys::kExclusive;
     } else if (key == keys::kContainers) {
       ParseContainers(value, r);
+    } else if (key == keys::kGpuMemory) {
+      try {
+        r.gpu_memory = ParseGpuMemory(Trim(value));
+      } catch (const std::invalid_argument& e) {
+        Fail(key, value, e.what());
+      }
     } else {
       throw RequestError("annotation " + it->first +
                          ": unknown dxshim.io/ key (known: gpu, class, vendor, min-memory, "
-                         "requires, device, sharing, containers)");
+                         "gpu-memory, requires, device, sharing, containers)");
     }
   }
   if (!r.pins.empty()) {
@@ -182,31 +192,46 @@ std::optional<DeviceRequest> ParseDeviceRequest(
   return r;
 }
 
-unsigned CountPluginSlots(const std::string& value) {
-  std::set<std::string> slots;
+namespace {
+
+// The plugin device ids kubelet listed in `key`'s value: each a DNS label, none repeated, at most
+// `max` of them.
+unsigned CountPluginIds(const char* key, const std::string& value, std::size_t max,
+                        const char* unit) {
+  std::set<std::string> ids;
   std::size_t start = 0;
   while (start <= value.size()) {
     auto comma = value.find(',', start);
     if (comma == std::string::npos) comma = value.size();
-    const auto slot = value.substr(start, comma - start);
+    const auto id = value.substr(start, comma - start);
     const bool valid =
-        !slot.empty() && slot.size() <= 63 && std::all_of(slot.begin(), slot.end(), [](char c) {
+        !id.empty() && id.size() <= 63 && std::all_of(id.begin(), id.end(), [](char c) {
           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
         });
-    if (!valid || !slots.insert(slot).second) {
+    if (!valid || !ids.insert(id).second) {
       std::string what = "annotation ";
-      what.append(keys::kPluginSlotsAnnotation).append("='").append(value).append("': '");
-      what.append(slot).append("' is ").append(valid ? "repeated" : "not a dxshim slot id");
+      what.append(key).append("='").append(value).append("': '");
+      what.append(id).append("' is ").append(valid ? "repeated" : "not a dxshim device id");
       throw RequestError(what);
     }
     start = comma + 1;
   }
-  if (slots.size() > kMaxCount) {
-    throw RequestError("annotation " + std::string(keys::kPluginSlotsAnnotation) + ": " +
-                       std::to_string(slots.size()) + " slots, more than " +
-                       std::to_string(kMaxCount) + " GPUs");
+  if (ids.size() > max) {
+    throw RequestError("annotation " + std::string(key) + ": " + std::to_string(ids.size()) +
+                       " devices, more than " + std::to_string(max) + " " + unit);
   }
-  return static_cast<unsigned>(slots.size());
+  return static_cast<unsigned>(ids.size());
+}
+
+}  // namespace
+
+unsigned CountPluginSlots(const std::string& value) {
+  return CountPluginIds(keys::kPluginSlotsAnnotation, value, kMaxCount, "GPUs");
+}
+
+unsigned CountPluginMemoryUnits(const std::string& value) {
+  return CountPluginIds(keys::kPluginMemoryUnitsAnnotation, value, std::size_t{1} << 20,
+                        "memory units");
 }
 
 bool AppliesTo(const DeviceRequest& request, const std::string& container) {
@@ -225,7 +250,8 @@ std::string Describe(const DeviceRequest& r) {
     out += (i ? "," : " requires=") + r.required_files[i];
   }
   for (std::size_t i = 0; i < r.pins.size(); ++i) out += (i ? "," : " device=") + r.pins[i];
-  out += r.exclusive ? " exclusive" : " shared";
+  if (r.gpu_memory) out += " gpu-memory=" + FormatBytes(r.gpu_memory);
+  out += std::string(" ") + (r.exclusive ? keys::kExclusive : keys::kShared);
   return out;
 }
 

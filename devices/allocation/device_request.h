@@ -9,6 +9,9 @@
 //   dxshim.io/device: <pin>[,<pin>...]  only these devices: id, LUID or location path
 //   dxshim.io/sharing: exclusive|shared exclusive: nobody else on the device; default shared
 //   dxshim.io/containers: app,init      only these containers (init containers too); default all
+//   dxshim.io/gpu-memory: 6Gi           GPU memory reserved on each GPU (gpu_memory.h); default
+//                                       the serve key default-gpu-memory, the whole GPU when
+//                                       exclusive
 //
 // Unknown dxshim.io/ keys and malformed values are errors naming the annotation.
 #pragma once
@@ -39,6 +42,7 @@ struct DeviceRequest {
   std::vector<std::string> pins;            // device id, LUID or location path
   bool exclusive = false;
   std::vector<std::string> containers;  // empty: every container of the pod
+  std::uint64_t gpu_memory = 0;         // bytes reserved on each GPU; 0: the policy's default
 
   bool operator==(const DeviceRequest&) const = default;
 };
@@ -47,6 +51,8 @@ struct DeviceRequest {
 // RequestError naming the annotation when the list is empty, has an empty or repeated entry, or
 // asks for more GPUs than a request may.
 unsigned CountPluginSlots(const std::string& value);
+// The same for a keys::kPluginMemoryUnitsAnnotation value (memory units; up to 2^20 of them).
+unsigned CountPluginMemoryUnits(const std::string& value);
 
 // nullopt when no annotation starts with dxshim.io/. Throws RequestError otherwise-invalid.
 std::optional<DeviceRequest> ParseDeviceRequest(

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "devices/allocation/gpu_memory.h"
 #include "devices/runtime_files.h"
 
 namespace dxshim::devices {
@@ -14,7 +15,7 @@ std::string GroupKey(const Device& d) {
 }
 
 // Why `d` cannot serve request `r`, or "" if it can.
-std::string Mismatch(const Device& d, const DeviceRequest& r) {
+std::string Mismatch(const Device& d, const DeviceRequest& r, const AllocationPolicy& policy) {
   if (!d.present) return "not present";
   if (r.device_class && d.device_class != *r.device_class) {
     return std::string("class ") + ToString(d.device_class);
@@ -30,6 +31,10 @@ std::string Mismatch(const Device& d, const DeviceRequest& r) {
       return EqualsIgnoreCase(f.destination, file);
     });
     if (!has) return "no " + file;
+  }
+  if (r.gpu_memory && r.gpu_memory > MemoryCapacity(d, policy)) {
+    return FormatBytes(MemoryCapacity(d, policy)) + " of memory to share, less than gpu-memory " +
+           FormatBytes(r.gpu_memory);
   }
   if (!r.pins.empty()) {
     const bool pinned = std::any_of(r.pins.begin(), r.pins.end(),
@@ -60,6 +65,27 @@ std::string Occupancy(const DeviceUsage& u, unsigned per_device) {
   return PodCount(u.pods, per_device) + (u.exclusive ? " (exclusive)" : "");
 }
 
+// "16Gi, 12Gi reserved (default/a 6Gi, default/b 6Gi), 4Gi free, 2/8 pods": a device's memory
+// and who reserved it, for a refusal.
+std::string MemoryUse(const Device& d, const DeviceUsage& u, const AllocationPolicy& policy) {
+  const auto capacity = MemoryCapacity(d, policy);
+  const auto reserved = ReservedOn(d, u, policy);
+  std::string out = FormatBytes(capacity) + ", " + FormatBytes(reserved) + " reserved";
+  if (!u.holders.empty()) {
+    out += " (";
+    for (std::size_t i = 0; i < u.holders.size(); ++i) {
+      const auto& h = u.holders[i];
+      const auto bytes = HeldGpuMemory(d, h.memory, h.exclusive, policy);
+      const char* how = h.exclusive ? " exclusive" : h.memory ? "" : " by default";
+      out += (i ? ", " : "") + h.pod + " " + FormatBytes(bytes) + how;
+    }
+    out += ")";
+  }
+  out += ", " + FormatBytes(capacity > reserved ? capacity - reserved : 0) + " free, " +
+         Occupancy(u, policy.max_containers_per_device);
+  return out;
+}
+
 // One choice in progress: the request, what is in use, and what matched.
 class Chooser {
  public:
@@ -79,10 +105,14 @@ class Chooser {
     placed.considered = Considered(best);
     placed.explanation = Describe(request_) + " -> ";
     for (std::size_t i = 0; i < best.size(); ++i) {
-      placed.explanation += (i ? ", " : "") + DeviceName(*best[i]) + " (" +
-                            PodCount(Of(best[i]).pods, policy_.max_containers_per_device) +
-                            " before)";
-      placed.devices.push_back(*best[i]);
+      const auto* d = best[i];
+      placed.explanation += (i ? ", " : "") + DeviceName(*d) + " (reserves " +
+                            FormatBytes(Need(d)) + " of " +
+                            FormatBytes(MemoryCapacity(*d, policy_)) + ", " +
+                            FormatBytes(Free(d)) + " free and " +
+                            PodCount(Of(d).pods, policy_.max_containers_per_device) + " before)";
+      placed.devices.push_back(*d);
+      placed.memory.push_back(Need(d));
     }
     placed.explanation += "; " + std::string(ToString(policy_.placement)) + " over " +
                           std::to_string(matches_.size()) + " matching GPU(s)";
@@ -92,21 +122,48 @@ class Chooser {
  private:
   using Group = std::vector<const Device*>;
 
-  DeviceUsage Of(const Device* d) const {
+  const DeviceUsage& Of(const Device* d) const {
+    static const DeviceUsage kUnused;
     const auto it = usage_.find(d->id);
-    return it == usage_.end() ? DeviceUsage{} : it->second;
+    return it == usage_.end() ? kUnused : it->second;
   }
 
-  bool HasRoom(const Device* d) const {
-    const auto u = Of(d);
+  // What the request reserves on `d`.
+  std::uint64_t Need(const Device* d) const {
+    if (request_.exclusive) return MemoryCapacity(*d, policy_);
+    return request_.gpu_memory ? request_.gpu_memory : DefaultGpuMemory(*d, policy_);
+  }
+
+  std::uint64_t Free(const Device* d) const {
+    const auto capacity = MemoryCapacity(*d, policy_);
+    const auto reserved = ReservedOn(*d, Of(d), policy_);
+    return capacity > reserved ? capacity - reserved : 0;
+  }
+
+  bool HasPodRoom(const Device* d) const {
+    const auto& u = Of(d);
     if (request_.exclusive) return u.pods == 0;
     return !u.exclusive && u.pods < policy_.max_containers_per_device;
+  }
+
+  bool HasMemoryRoom(const Device* d) const { return Need(d) <= Free(d); }
+
+  bool HasRoom(const Device* d) const { return HasPodRoom(d) && HasMemoryRoom(d); }
+
+  // Whether `a` goes before `b`: spread, more free memory then fewer pods; pack, less free
+  // memory then more pods (stable sorts keep inventory order on ties).
+  bool Before(const Device* a, const Device* b) const {
+    const auto fa = Free(a);
+    const auto fb = Free(b);
+    const bool spread = policy_.placement == Placement::kSpread;
+    if (fa != fb) return spread ? fa > fb : fa < fb;
+    return spread ? Of(a).pods < Of(b).pods : Of(a).pods > Of(b).pods;
   }
 
   // The devices that match, and a line for each that does not.
   void Match() {
     for (const auto& d : inventory_.devices) {
-      const auto why = Mismatch(d, request_);
+      const auto why = Mismatch(d, request_, policy_);
       if (why.empty()) {
         matches_.push_back(&d);
       } else {
@@ -114,6 +171,19 @@ class Chooser {
       }
     }
     if (matches_.empty()) {
+      const bool by_memory =
+          request_.gpu_memory && std::any_of(inventory_.devices.begin(), inventory_.devices.end(),
+                                             [&](const Device& d) {
+                                               auto r = request_;
+                                               r.gpu_memory = 0;
+                                               return Mismatch(d, r, policy_).empty();
+                                             });
+      if (by_memory) {
+        throw AllocationError(AllocationError::Kind::kMemoryTooLarge,
+                              "no GPU that matches the " + asked_ + " has " +
+                                  FormatBytes(request_.gpu_memory) + " of memory to share" +
+                                  SharedNote() + "; " + NodeSummary(inventory_));
+      }
       throw AllocationError(AllocationError::Kind::kImpossible,
                             "no GPU matches the " + asked_ + "; " + NodeSummary(inventory_));
     }
@@ -154,32 +224,63 @@ class Chooser {
   Group Best(const std::vector<Group>& groups) const {
     const bool spread = policy_.placement == Placement::kSpread;
     Group best;
-    std::size_t best_score = 0;
+    std::uint64_t best_free = 0;
+    unsigned best_pods = 0;
     for (const auto& group : groups) {
       Group room;
       std::copy_if(group.begin(), group.end(), std::back_inserter(room),
                    [this](const Device* d) { return HasRoom(d); });
       if (room.size() < request_.count) continue;
-      std::stable_sort(room.begin(), room.end(), [&](const Device* a, const Device* b) {
-        return spread ? Of(a).pods < Of(b).pods : Of(a).pods > Of(b).pods;
-      });
+      std::stable_sort(room.begin(), room.end(),
+                       [this](const Device* a, const Device* b) { return Before(a, b); });
       room.resize(request_.count);
-      std::size_t score = 0;
-      for (const auto* d : room) score += Of(d).pods;
-      if (best.empty() || (spread ? score < best_score : score > best_score)) {
+      std::uint64_t free = 0;
+      unsigned pods = 0;
+      for (const auto* d : room) {
+        free += Free(d);
+        pods += Of(d).pods;
+      }
+      const bool better = spread ? (free > best_free || (free == best_free && pods < best_pods))
+                                 : (free < best_free || (free == best_free && pods > best_pods));
+      if (best.empty() || better) {
         best = room;
-        best_score = score;
+        best_free = free;
+        best_pods = pods;
       }
     }
     if (!best.empty()) return best;
+    // Memory is what ran out when a GPU has a pod slot free but not the memory.
+    const bool memory = std::any_of(matches_.begin(), matches_.end(), [this](const Device* d) {
+      return HasPodRoom(d) && !HasMemoryRoom(d);
+    });
     std::string busy;
     for (const auto* d : matches_) {
-      busy += (busy.empty() ? "" : "; ") + DeviceName(*d) + " " +
-              Occupancy(Of(d), policy_.max_containers_per_device);
+      busy += (busy.empty() ? "" : "; ") + DeviceName(*d) + ": " + MemoryUse(*d, Of(d), policy_);
+    }
+    if (memory) {
+      throw AllocationError(AllocationError::Kind::kMemoryExhausted,
+                            "the " + asked_ + " reserves " + NeedText() +
+                                " of GPU memory, more than is free now on " +
+                                (request_.count > 1 ? std::to_string(request_.count) + " of " : "") +
+                                "the " + std::to_string(matches_.size()) +
+                                " matching GPU(s): " + busy);
     }
     throw AllocationError(AllocationError::Kind::kExhausted,
                           "all " + std::to_string(matches_.size()) + " GPU(s) matching the " +
                               asked_ + " are in use: " + busy);
+  }
+
+  // "6Gi" (asked), or "the default (4Gi)".
+  std::string NeedText() const {
+    if (request_.gpu_memory) return FormatBytes(request_.gpu_memory) + " per GPU";
+    return "the default (" + FormatBytes(Need(matches_.front())) + ")";
+  }
+
+  // How capacity is counted, when the host keeps some.
+  std::string SharedNote() const {
+    if (!policy_.gpu_memory_reserved) return "";
+    return " (dedicated memory less gpu-memory-reserved " +
+           FormatBytes(policy_.gpu_memory_reserved) + ")";
   }
 
   // A line per matching device (chosen, or why another was), then the ones that did not match.
@@ -188,11 +289,14 @@ class Chooser {
     for (const auto* d : matches_) {
       const bool taken = std::find(best.begin(), best.end(), d) != best.end();
       std::string line = DeviceName(*d) + ": " + (taken ? "chosen" : "matches") + ", " +
-                         Occupancy(Of(d), policy_.max_containers_per_device);
+                         Occupancy(Of(d), policy_.max_containers_per_device) + ", " +
+                         FormatBytes(Free(d)) + " free";
       if (taken) {
         // nothing to add
-      } else if (!HasRoom(d)) {
+      } else if (!HasPodRoom(d)) {
         line += request_.exclusive ? ", not free" : ", full";
+      } else if (!HasMemoryRoom(d)) {
+        line += ", not enough free memory for " + FormatBytes(Need(d));
       } else if (GroupKey(*d) != GroupKey(*best[0])) {
         line += ", other vendor/driver group";
       } else {
@@ -217,6 +321,11 @@ class Chooser {
 }  // namespace
 
 const char* ToString(Placement p) { return p == Placement::kSpread ? "spread" : "pack"; }
+
+std::uint64_t ReservedOn(const Device& d, const DeviceUsage& usage, const AllocationPolicy& policy) {
+  if (usage.exclusive) return MemoryCapacity(d, policy);
+  return usage.memory + usage.unrecorded * DefaultGpuMemory(d, policy);
+}
 
 std::string DeviceName(const Device& d) { return d.description + " [" + d.location_path + "]"; }
 

@@ -3,7 +3,9 @@
 // under its own lock and records the result.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,6 +25,11 @@ class AllocationError : public std::runtime_error {
     // a container (FAILED_PRECONDITION).
     kVendorMix,
     kExhausted,  // devices exist but are in use now (RESOURCE_EXHAUSTED)
+    // A GPU would have a pod slot free, but not the memory the request reserves next to what is
+    // reserved on it now (RESOURCE_EXHAUSTED).
+    kMemoryExhausted,
+    // The memory asked for is more than any matching GPU has to share (FAILED_PRECONDITION).
+    kMemoryTooLarge,
   };
   AllocationError(Kind kind, const std::string& message)
       : std::runtime_error(message), kind_(kind) {}
@@ -32,15 +39,32 @@ class AllocationError : public std::runtime_error {
   Kind kind_;
 };
 
+// A pod holding a device, for messages: its name and what it reserved there (nullopt: the
+// default, its hold was recorded before memory was counted).
+struct DeviceHolder {
+  std::string pod;  // "namespace/name", or the sandbox id when the name is not known
+  std::optional<std::uint64_t> memory;
+  bool exclusive = false;  // holds the whole device
+  bool operator==(const DeviceHolder&) const = default;
+};
+
 // How a device is used now.
 struct DeviceUsage {
   unsigned pods = 0;  // pods holding the device
   bool exclusive = false;
+  std::uint64_t memory = 0;  // bytes the holders recorded
+  unsigned unrecorded = 0;   // holders that recorded none: each counts the default
+  std::vector<DeviceHolder> holders;
 };
 using Usage = std::map<std::string, DeviceUsage>;  // by device id
 
+// Bytes reserved on `d` by `usage`: all of its capacity when an exclusive pod holds it, else what
+// its holders recorded plus the default for each that recorded nothing (gpu_memory.h).
+std::uint64_t ReservedOn(const Device& d, const DeviceUsage& usage, const AllocationPolicy& policy);
+
 struct Placed {
   std::vector<Device> devices;
+  std::vector<std::uint64_t> memory;  // bytes reserved on each of `devices`
   std::string explanation;  // one line: what was chosen and why
   // One line per inventory device: chosen, matching but not chosen (and why), or why not
   // matching.
@@ -48,8 +72,11 @@ struct Placed {
 };
 
 // Chooses `request.count` devices of one vendor and driver that match the request and have room
-// under `policy`, preferring by `policy.placement`; ties go to inventory order. Throws
-// AllocationError naming the request and why nothing fits.
+// under `policy`: a pod slot (max_containers_per_device; an exclusive pod needs the device
+// unheld) and the memory the request reserves on each (request.gpu_memory, else the default;
+// an exclusive pod the whole capacity). `spread` prefers the devices with the most free memory,
+// ties to fewer pods; `pack` the least free memory that still fits, ties to more pods; then
+// inventory order. Throws AllocationError naming the request and why nothing fits.
 Placed Choose(const Inventory& inventory, const Usage& usage, const DeviceRequest& request,
               const AllocationPolicy& policy);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "devices/allocation/device_request.h"
+#include "devices/allocation/gpu_memory.h"
 #include "devices/dxshim_keys.h"
 
 namespace dxshim {
@@ -39,13 +40,57 @@ std::optional<std::string> VmHandler(const TargetOptions& target,
   return handler;
 }
 
+[[noreturn]] void Invalid(const std::string& message) {
+  throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT, DecisionOutcome::kInvalidRequest,
+                      message);
+}
+
+// The memory units kubelet gave the container (dxshim's memory resource), if any: `wanted`
+// reserves their memory spread evenly over its GPUs (one GPU when no count was asked), which the
+// pod's dxshim.io/gpu-memory, if any, must equal. Throws DecisionError.
+void ApplyMemoryUnits(const runtime::v1::CreateContainerRequest& request,
+                      const devices::AllocationPolicy& policy,
+                      std::optional<devices::DeviceRequest>& wanted, bool count_given,
+                      const std::string& about_container) {
+  const auto& annotations = request.config().annotations();
+  const auto units = annotations.find(keys::kPluginMemoryUnitsAnnotation);
+  if (units == annotations.end()) return;
+  unsigned count = 0;
+  try {
+    count = devices::CountPluginMemoryUnits(units->second);
+  } catch (const devices::RequestError& e) {
+    Invalid(about_container + e.what());
+  }
+  if (!wanted) wanted = devices::DeviceRequest{};
+  if (!count_given && wanted->pins.empty()) wanted->count = 1;
+  const std::uint64_t total = std::uint64_t{count} * policy.gpu_memory_unit;
+  const auto unit = devices::FormatBytes(policy.gpu_memory_unit);
+  if (total % wanted->count != 0) {
+    Invalid(about_container + "its resource limit gave it " + std::to_string(count) + " x " +
+            unit + " of GPU memory, which does not divide evenly over its " +
+            std::to_string(wanted->count) + " GPUs; make the memory limit a multiple of the GPU "
+            "count");
+  }
+  const auto per_gpu = total / wanted->count;
+  const auto& pod = request.sandbox_config().annotations();
+  if (pod.count(keys::kGpuMemory) && wanted->gpu_memory != per_gpu) {
+    Invalid(about_container + "annotation " + keys::kGpuMemory + " asks for " +
+            devices::FormatBytes(wanted->gpu_memory) + " per GPU but the container's resource "
+            "limit gave it " + devices::FormatBytes(per_gpu) + " per GPU (" +
+            std::to_string(count) + " x " + unit + " over " + std::to_string(wanted->count) +
+            " GPU(s)); drop the annotation or make them equal");
+  }
+  wanted->gpu_memory = per_gpu;
+  wanted->containers.clear();
+}
+
 // What the container asks for: the pod's dxshim.io/ annotations, the count its resource limit
-// gave it (dxshim's device plugin slots), limited to the containers in the request's scope.
-// Nothing (and `why`) when it asks for no GPU. Throws DecisionError for a request that is not
-// valid.
+// gave it (dxshim's device plugin slots) and the memory (the memory units), limited to the
+// containers in the request's scope. Nothing (and `why`) when it asks for no GPU. Throws
+// DecisionError for a request that is not valid.
 std::optional<devices::DeviceRequest> WantedDevices(
-    const runtime::v1::CreateContainerRequest& request, const std::string& about_pod,
-    const std::string& about_container, std::string& why) {
+    const runtime::v1::CreateContainerRequest& request, const devices::AllocationPolicy& policy,
+    const std::string& about_pod, const std::string& about_container, std::string& why) {
   const auto& config = request.config();
   const auto& sandbox = request.sandbox_config();
   const auto& container = config.metadata().name();
@@ -82,6 +127,9 @@ std::optional<devices::DeviceRequest> WantedDevices(
     // A container that asks by its resource limit is in scope whatever dxshim.io/containers says.
     wanted->containers.clear();
   }
+  const bool count_given = slots != config.annotations().end() ||
+                           sandbox.annotations().count(keys::kGpu) > 0;
+  ApplyMemoryUnits(request, policy, wanted, count_given, about_container);
   if (wanted && !devices::AppliesTo(*wanted, container)) {
     why = "container " + container + " is not in dxshim.io/containers";
     wanted.reset();
@@ -92,15 +140,21 @@ std::optional<devices::DeviceRequest> WantedDevices(
 // Reserves `wanted` for the pod; an allocation refused becomes the DecisionError of its kind.
 Reservation ReserveOrRefuse(Ledger& ledger, const devices::Inventory& inventory,
                             const devices::DeviceRequest& wanted, const std::string& sandbox_id,
-                            const std::string& about_container) {
+                            const std::string& pod, const std::string& about_container) {
   try {
-    return ledger.Reserve(inventory, wanted, sandbox_id);
+    return ledger.Reserve(inventory, wanted, sandbox_id, pod);
   } catch (const devices::AllocationError& e) {
     const auto message = about_container + e.what();
     switch (e.kind()) {
       case devices::AllocationError::Kind::kExhausted:
         throw DecisionError(grpc::StatusCode::RESOURCE_EXHAUSTED, DecisionOutcome::kExhausted,
                             message);
+      case devices::AllocationError::Kind::kMemoryExhausted:
+        throw DecisionError(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                            DecisionOutcome::kMemoryExhausted, message);
+      case devices::AllocationError::Kind::kMemoryTooLarge:
+        throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION,
+                            DecisionOutcome::kMemoryTooLarge, message);
       case devices::AllocationError::Kind::kVendorMix:
         throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kVendorMix,
                             message);
@@ -135,7 +189,7 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
   const auto about_container = AboutContainer(request);
   Decision decision;
 
-  auto wanted = WantedDevices(request, about_pod, about_container, decision.why);
+  auto wanted = WantedDevices(request, ledger.policy(), about_pod, about_container, decision.why);
 
   // Devices kubelet already put into the config (a device plugin's choice).
   std::vector<devices::Device> assigned;
@@ -181,18 +235,21 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
                             "runtime; retry shortly");
   }
   if (!assigned.empty()) {
-    decision.reservation = ledger.ReserveAssigned(assigned, request.pod_sandbox_id());
+    decision.reservation =
+        ledger.ReserveAssigned(assigned, request.pod_sandbox_id(), PodName(sandbox));
     if (wanted) decision.reservation.explanation += " (dxshim.io/ request not used)";
   } else {
     CheckNamespace(ledger.policy(), sandbox.metadata().namespace_(), about_pod);
     decision.reservation =
-        ReserveOrRefuse(ledger, inventory, *wanted, request.pod_sandbox_id(), about_container);
+        ReserveOrRefuse(ledger, inventory, *wanted, request.pod_sandbox_id(), PodName(sandbox),
+                        about_container);
   }
   decision.pass_through = false;
   decision.why = "dxshim: " + decision.reservation.explanation;
   decision.plan =
       PlanInjection(config, decision.reservation.devices, decision.reservation.exclusive,
-                    decision.why, narrow ? class_index : std::nullopt, target);
+                    decision.why, narrow ? class_index : std::nullopt, target,
+                    decision.reservation.memory);
   return decision;
 }
 

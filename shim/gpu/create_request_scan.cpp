@@ -91,7 +91,7 @@ std::optional<bool> EntryKeyIs(std::string_view entry, const Wanted& wanted) {
   return false;
 }
 
-// A device kubelet put there, or the annotation dxshim's device plugin gave kubelet.
+// A device kubelet put there, or an annotation dxshim's device plugin gave kubelet.
 std::optional<bool> HasDeviceOrSlots(std::string_view config) {
   Reader r(config);
   std::uint32_t field = 0;
@@ -99,8 +99,9 @@ std::optional<bool> HasDeviceOrSlots(std::string_view config) {
   while (r.Next(field, bytes)) {
     if (field == kConfigDevices) return true;
     if (field != kConfigAnnotations) continue;
-    const auto slots =
-        EntryKeyIs(bytes, [](std::string_view key) { return key == keys::kPluginSlotsAnnotation; });
+    const auto slots = EntryKeyIs(bytes, [](std::string_view key) {
+      return key == keys::kPluginSlotsAnnotation || key == keys::kPluginMemoryUnitsAnnotation;
+    });
     if (!slots || *slots) return slots;
   }
   if (!r.ok()) return std::nullopt;

@@ -13,6 +13,8 @@ enum class DecisionOutcome {
   kNoMatch,         // no GPU on the node can ever satisfy the request
   kVendorMix,       // enough GPUs match, but not enough of one vendor and driver
   kExhausted,       // matching GPUs exist but are held by other pods
+  kMemoryExhausted,  // a matching GPU has a pod slot, but not the GPU memory asked, free now
+  kMemoryTooLarge,   // more GPU memory asked than any matching GPU has to share
   kNamespace,       // the pod's namespace may not request GPUs
   kNotSynced,       // the ledger has not been read from the runtime yet
   kRuntimeFailure,  // dxshim rewrote the request, the runtime did not create the container
@@ -23,7 +25,8 @@ inline constexpr DecisionOutcome kAllDecisionOutcomes[] = {
     DecisionOutcome::kInjected,  DecisionOutcome::kPassedThrough, DecisionOutcome::kInvalidRequest,
     DecisionOutcome::kNoMatch,   DecisionOutcome::kVendorMix,     DecisionOutcome::kExhausted,
     DecisionOutcome::kNamespace, DecisionOutcome::kNotSynced,     DecisionOutcome::kRuntimeFailure,
-    DecisionOutcome::kVmSandbox, DecisionOutcome::kFilesGone};
+    DecisionOutcome::kVmSandbox, DecisionOutcome::kFilesGone,     DecisionOutcome::kMemoryExhausted,
+    DecisionOutcome::kMemoryTooLarge};
 // The label value: "injected", "passed_through", "invalid_annotation", "no_match", ...
 constexpr const char* ToString(DecisionOutcome outcome) {
   switch (outcome) {
@@ -39,6 +42,10 @@ constexpr const char* ToString(DecisionOutcome outcome) {
       return "vendor_mix";
     case DecisionOutcome::kExhausted:
       return "exhausted";
+    case DecisionOutcome::kMemoryExhausted:
+      return "memory_exhausted";
+    case DecisionOutcome::kMemoryTooLarge:
+      return "memory_too_large";
     case DecisionOutcome::kNamespace:
       return "namespace";
     case DecisionOutcome::kNotSynced:

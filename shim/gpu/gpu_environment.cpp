@@ -1,5 +1,6 @@
 #include "shim/gpu/gpu_environment.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace dxshim {
@@ -14,7 +15,8 @@ std::string Join(const std::vector<devices::Device>& devices,
 
 }  // namespace
 
-GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices) {
+GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices,
+                                 const std::vector<std::uint64_t>& memory) {
   GpuEnvironment env;
   if (devices.empty()) return env;
   std::string cuda, without_uuid;
@@ -39,6 +41,10 @@ GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices) {
   env.variables.emplace_back("DXSHIM_GPU_VENDOR_IDS", Join(devices, [](const auto& d) {
                                return devices::HexNumber(d.vendor_id, 4);
                              }));
+  if (!memory.empty()) {
+    env.variables.emplace_back(kGpuMemoryBytesEnv,
+                               std::to_string(*std::min_element(memory.begin(), memory.end())));
+  }
   return env;
 }
 

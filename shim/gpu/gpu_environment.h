@@ -8,10 +8,14 @@
 //                              the host's kernel, so these are the LUIDs it sees)
 //   DXSHIM_GPU_LOCATION_PATHS  the PnP location paths (the device nodes on the linux target)
 //   DXSHIM_GPU_VENDOR_IDS      0x10de,...
+//   DXSHIM_GPU_MEMORY_BYTES    the bytes of GPU memory reserved for the pod on each GPU (the
+//                              smallest, when they differ): its budget. Advisory: Windows has no
+//                              per-process limit for process-isolated containers.
 // Each lists the GPUs in allocation order. No index-based variable: the order in which a
 // container's runtime numbers GPUs is not dxshim's to know.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,12 +25,15 @@
 namespace dxshim {
 
 inline constexpr char kCudaVisibleDevicesEnv[] = "CUDA_VISIBLE_DEVICES";
+inline constexpr char kGpuMemoryBytesEnv[] = "DXSHIM_GPU_MEMORY_BYTES";
 
 struct GpuEnvironment {
   std::vector<std::pair<std::string, std::string>> variables;  // in the order above
   std::vector<std::string> notes;                              // what was not set and why
 };
 
-GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices);
+// `memory`: the bytes reserved on each of `devices` (none: no budget variable).
+GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices,
+                                 const std::vector<std::uint64_t>& memory = {});
 
 }  // namespace dxshim

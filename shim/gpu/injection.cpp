@@ -139,8 +139,9 @@ struct EnvironmentNames {
 // The GPUs' environment; what the pod sets itself is its own.
 EnvironmentNames PlanEnvironment(const runtime::v1::ContainerConfig& config,
                                  const std::vector<devices::Device>& devices,
+                                 const std::vector<std::uint64_t>& memory,
                                  const TargetOptions& target, InjectionPlan& plan) {
-  auto env = GpuEnvironmentFor(devices);
+  auto env = GpuEnvironmentFor(devices, memory);
   EnvironmentNames names;
   for (auto& variable : env.variables) {
     const std::string& name = variable.first;
@@ -166,15 +167,20 @@ EnvironmentNames PlanEnvironment(const runtime::v1::ContainerConfig& config,
 InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
                             const std::vector<devices::Device>& devices, bool exclusive,
                             const std::string& explanation, std::optional<int> narrow_index,
-                            const TargetOptions& target) {
+                            const TargetOptions& target, const std::vector<std::uint64_t>& memory) {
   InjectionPlan plan;
   PlanDevices(config, devices, narrow_index, target, plan);
   PlanMounts(config, devices, target, plan);
-  const auto env = PlanEnvironment(config, devices, target, plan);
+  const auto env = PlanEnvironment(config, devices, memory, target, plan);
   std::string ids;
   for (const auto& d : devices) ids.append(ids.empty() ? "" : ",").append(d.id);
   plan.labels[keys::kDevicesLabel] = std::move(ids);
-  plan.labels[keys::kSharingLabel] = exclusive ? "exclusive" : "shared";
+  plan.labels[keys::kSharingLabel] = exclusive ? keys::kExclusive : keys::kShared;
+  if (!memory.empty()) {
+    std::string bytes;
+    for (const auto m : memory) bytes.append(bytes.empty() ? "" : ",").append(std::to_string(m));
+    plan.labels[keys::kGpuMemoryLabel] = std::move(bytes);
+  }
   plan.annotations[keys::kExplanationAnnotation] =
       explanation + "; " + std::to_string(plan.add_mounts.size()) + " runtime file(s)" +
       (env.set.empty() ? "" : "; env " + env.set) +

@@ -69,11 +69,14 @@ bool IsClassDevice(const runtime::v1::Device& entry);
 // present runtime files of `devices`, each unless the config, or an earlier file, already mounts
 // its destination (compared as the runtime will see it: container_path.h), and the environment
 // that names the GPUs (gpu_environment.h), each variable unless the config sets it (by name,
-// case-insensitively on Windows, where the environment is).
+// case-insensitively on Windows, where the environment is). `memory`: the bytes reserved on each
+// of `devices`, recorded in the dxshim.io/gpu-memory label the ledger is rebuilt from and told to
+// the container in DXSHIM_GPU_MEMORY_BYTES (none: neither).
 InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
                             const std::vector<devices::Device>& devices, bool exclusive,
                             const std::string& explanation, std::optional<int> narrow_index,
-                            const TargetOptions& target);
+                            const TargetOptions& target,
+                            const std::vector<std::uint64_t>& memory = {});
 
 void ApplyPlan(const InjectionPlan& plan, runtime::v1::ContainerConfig& config);
 

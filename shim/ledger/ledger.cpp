@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "devices/allocation/gpu_memory.h"
+
 namespace dxshim {
 
 Ledger::Ledger(devices::AllocationPolicy policy) : policy_(std::move(policy)) {}
@@ -10,10 +12,17 @@ Ledger::Ledger(devices::AllocationPolicy policy) : policy_(std::move(policy)) {}
 devices::Usage Ledger::UsageLocked() const {
   devices::Usage usage;
   for (const auto& [sandbox, hold] : holds_) {
-    for (const auto& id : hold.device_ids) {
-      auto& u = usage[id];
+    for (std::size_t i = 0; i < hold.device_ids.size(); ++i) {
+      auto& u = usage[hold.device_ids[i]];
       ++u.pods;
       u.exclusive = u.exclusive || hold.exclusive;
+      const auto memory = i < hold.memory.size() ? hold.memory[i] : std::nullopt;
+      if (memory) {
+        u.memory += *memory;
+      } else {
+        ++u.unrecorded;
+      }
+      u.holders.push_back({hold.pod.empty() ? sandbox : hold.pod, memory, hold.exclusive});
     }
   }
   return usage;
@@ -34,6 +43,9 @@ Reservation Ledger::ReuseHold(const devices::Inventory& inventory, Hold& hold) c
                                      "GPU " + id + " held by this pod is no longer on the node");
     }
     r.devices.push_back(*it);
+    const auto i = r.devices.size() - 1;
+    r.memory.push_back(devices::HeldGpuMemory(
+        *it, i < hold.memory.size() ? hold.memory[i] : std::nullopt, hold.exclusive, policy_));
   }
   r.exclusive = hold.exclusive;
   r.explanation = "the pod's GPUs: ";
@@ -51,7 +63,8 @@ std::uint64_t Ledger::Register(Reservation& r, const std::string& sandbox_id) {
 }
 
 Reservation Ledger::Reserve(const devices::Inventory& inventory,
-                            const devices::DeviceRequest& request, const std::string& sandbox_id) {
+                            const devices::DeviceRequest& request, const std::string& sandbox_id,
+                            const std::string& pod) {
   std::lock_guard lock(mutex_);
   Reservation r;
   auto held = holds_.find(sandbox_id);
@@ -60,11 +73,16 @@ Reservation Ledger::Reserve(const devices::Inventory& inventory,
   } else {
     auto placed = devices::Choose(inventory, UsageLocked(), request, policy_);
     r.devices = std::move(placed.devices);
+    r.memory = std::move(placed.memory);
     r.explanation = std::move(placed.explanation);
     r.considered = std::move(placed.considered);
     r.exclusive = request.exclusive;
     auto& hold = holds_[sandbox_id];
-    for (const auto& d : r.devices) hold.device_ids.push_back(d.id);
+    for (std::size_t i = 0; i < r.devices.size(); ++i) {
+      hold.device_ids.push_back(r.devices[i].id);
+      hold.memory.emplace_back(r.memory[i]);
+    }
+    hold.pod = pod;
     hold.exclusive = request.exclusive;
     hold.pending = 1;
   }
@@ -73,37 +91,48 @@ Reservation Ledger::Reserve(const devices::Inventory& inventory,
 }
 
 Reservation Ledger::ReserveAssigned(const std::vector<devices::Device>& devices,
-                                    const std::string& sandbox_id) {
+                                    const std::string& sandbox_id, const std::string& pod) {
   std::lock_guard lock(mutex_);
   Reservation r;
   r.devices = devices;
-  std::vector<std::string> ids;
+  Hold assigned;
   for (const auto& d : devices) {
-    ids.push_back(d.id);
+    assigned.device_ids.push_back(d.id);
+    r.memory.push_back(devices::DefaultGpuMemory(d, policy_));
+    assigned.memory.emplace_back(r.memory.back());
     r.explanation +=
         (r.explanation.empty() ? "assigned by kubelet: " : ", ") + devices::DeviceName(d);
   }
   auto& hold = holds_[sandbox_id];
-  Merge(hold, ids, false);
+  Merge(hold, assigned);
+  if (hold.pod.empty()) hold.pod = pod;
   ++hold.pending;
   Register(r, sandbox_id);
   return r;
 }
 
 // A pod's containers may each bring devices (kubelet assigns per container): the pod holds all.
-void Ledger::Merge(Hold& hold, const std::vector<std::string>& ids, bool exclusive) {
-  for (const auto& id : ids) {
-    if (std::find(hold.device_ids.begin(), hold.device_ids.end(), id) == hold.device_ids.end()) {
+void Ledger::Merge(Hold& hold, const Hold& from) {
+  hold.memory.resize(hold.device_ids.size());
+  for (std::size_t i = 0; i < from.device_ids.size(); ++i) {
+    const auto& id = from.device_ids[i];
+    const auto memory = i < from.memory.size() ? from.memory[i] : std::nullopt;
+    const auto it = std::find(hold.device_ids.begin(), hold.device_ids.end(), id);
+    if (it == hold.device_ids.end()) {
       hold.device_ids.push_back(id);
+      hold.memory.push_back(memory);
+    } else if (auto& held = hold.memory[static_cast<std::size_t>(it - hold.device_ids.begin())];
+               !held) {
+      held = memory;
     }
   }
-  hold.exclusive = hold.exclusive || exclusive;
+  if (hold.pod.empty()) hold.pod = from.pod;
+  hold.exclusive = hold.exclusive || from.exclusive;
 }
 
-void Ledger::ApplyCommit(const std::string& sandbox, const std::vector<std::string>& ids,
-                         bool exclusive) {
+void Ledger::ApplyCommit(const std::string& sandbox, const Hold& committed) {
   auto& hold = holds_[sandbox];
-  Merge(hold, ids, exclusive);
+  Merge(hold, committed);
   hold.committed = true;
 }
 
@@ -130,8 +159,7 @@ void Ledger::Commit(std::uint64_t reservation) {
   }
   hold.committed = true;
   if (resyncing_) {
-    journal_.push_back(
-        {JournalEntry::Type::kCommit, sandbox, held->second.device_ids, held->second.exclusive});
+    journal_.push_back({JournalEntry::Type::kCommit, sandbox, held->second});
   }
 }
 
@@ -160,7 +188,7 @@ void Ledger::ApplySandboxGone(const std::string& sandbox_id) {
 void Ledger::SandboxGone(const std::string& sandbox_id) {
   std::lock_guard lock(mutex_);
   ApplySandboxGone(sandbox_id);
-  if (resyncing_) journal_.push_back({JournalEntry::Type::kSandboxGone, sandbox_id, {}, false});
+  if (resyncing_) journal_.push_back({JournalEntry::Type::kSandboxGone, sandbox_id, {}});
 }
 
 void Ledger::BeginResync() {
@@ -173,8 +201,14 @@ std::map<std::string, Ledger::Hold> Ledger::Rebuilt(const RuntimeRecord& runtime
   std::map<std::string, Hold> rebuilt;
   for (const auto& c : runtime.containers) {
     if (!HoldsDevices(runtime, c)) continue;
+    Hold recorded;
+    recorded.device_ids = c.device_ids;
+    for (std::size_t i = 0; i < c.device_ids.size(); ++i) recorded.memory.push_back(c.MemoryOn(i));
+    recorded.exclusive = c.exclusive;
+    const auto name = runtime.pod_names.find(c.sandbox_id);
+    if (name != runtime.pod_names.end()) recorded.pod = name->second;
     auto& hold = rebuilt[c.sandbox_id];
-    Merge(hold, c.device_ids, c.exclusive);
+    Merge(hold, recorded);
     hold.committed = true;
   }
   for (const auto& [sandbox, hold] : holds_) {
@@ -185,7 +219,7 @@ std::map<std::string, Ledger::Hold> Ledger::Rebuilt(const RuntimeRecord& runtime
     // A CreateContainer in flight has not answered yet: its reservation stands.
     if (hold.pending == 0 && !still_held) continue;
     auto& target = rebuilt[sandbox];
-    Merge(target, hold.device_ids, hold.exclusive);
+    Merge(target, hold);
     target.committed = target.committed || still_held;
     target.stopped = hold.stopped;
     target.pending = hold.pending;
@@ -205,7 +239,7 @@ ResyncOutcome Ledger::FinishResync(const RuntimeRecord& runtime) {
   for (const auto& e : journal_) {
     switch (e.type) {
       case JournalEntry::Type::kCommit:
-        ApplyCommit(e.sandbox_id, e.device_ids, e.exclusive);
+        ApplyCommit(e.sandbox_id, e.hold);
         break;
       case JournalEntry::Type::kSandboxGone:
         ApplySandboxGone(e.sandbox_id);

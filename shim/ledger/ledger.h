@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ namespace dxshim {
 struct Reservation {
   std::uint64_t id = 0;
   std::vector<devices::Device> devices;
+  // Bytes of GPU memory the pod holds on each of `devices` (devices/allocation/gpu_memory.h).
+  std::vector<std::uint64_t> memory;
   bool exclusive = false;
   std::string explanation;  // one line: what was chosen and why
   // One line per inventory device: chosen, matching but not chosen (and why), or why not
@@ -48,15 +51,17 @@ class Ledger {
  public:
   explicit Ledger(devices::AllocationPolicy policy);
 
-  // Chooses devices for `sandbox_id` (devices::Choose over the current usage) and reserves them
-  // until Commit or Release. A pod that already holds devices gets the same ones again. Throws
-  // devices::AllocationError.
+  // Chooses devices for `sandbox_id` (devices::Choose over the current usage) and reserves them,
+  // with the GPU memory the request takes on each, until Commit or Release. A pod that already
+  // holds devices gets the same ones again. `pod` ("namespace/name") names the holder in other
+  // pods' refusals. Throws devices::AllocationError.
   Reservation Reserve(const devices::Inventory& inventory, const devices::DeviceRequest& request,
-                      const std::string& sandbox_id);
+                      const std::string& sandbox_id, const std::string& pod = "");
   // Records devices someone else chose (a device plugin put them into the config): never
-  // refused, but counted, so that dxshim does not hand them out beyond their capacity.
+  // refused, but counted (each with the default memory), so that dxshim does not hand them out
+  // beyond their capacity.
   Reservation ReserveAssigned(const std::vector<devices::Device>& devices,
-                              const std::string& sandbox_id);
+                              const std::string& sandbox_id, const std::string& pod = "");
 
   // The reservation's CreateContainer succeeded: the pod now holds its devices until its sandbox
   // is gone. A sandbox stopped while the call was in flight keeps nothing.
@@ -81,6 +86,10 @@ class Ledger {
  private:
   struct Hold {
     std::vector<std::string> device_ids;
+    // In device_ids' order: the bytes reserved there, nullopt for a hold recorded before memory
+    // was counted (it counts as the default).
+    std::vector<std::optional<std::uint64_t>> memory;
+    std::string pod;  // "namespace/name"; empty when not known
     bool exclusive = false;
     bool committed = false;  // a CreateContainer succeeded: held until the sandbox is gone
     bool stopped = false;    // the sandbox went away with calls in flight: nothing commits
@@ -89,16 +98,16 @@ class Ledger {
   struct JournalEntry {
     enum class Type { kCommit, kSandboxGone } type;
     std::string sandbox_id;
-    std::vector<std::string> device_ids;
-    bool exclusive = false;
+    Hold hold;  // kCommit: what was committed
   };
 
   devices::Usage UsageLocked() const;
   // The pod's held devices again, counted once (another container of the same pod).
   Reservation ReuseHold(const devices::Inventory& inventory, Hold& hold) const;
   std::uint64_t Register(Reservation& r, const std::string& sandbox_id);
-  static void Merge(Hold& hold, const std::vector<std::string>& ids, bool exclusive);
-  void ApplyCommit(const std::string& sandbox, const std::vector<std::string>& ids, bool exclusive);
+  // Adds `from`'s devices (and their memory) that `hold` does not have yet.
+  static void Merge(Hold& hold, const Hold& from);
+  void ApplyCommit(const std::string& sandbox, const Hold& committed);
   void ApplySandboxGone(const std::string& sandbox_id);
   void DropIfUnheld(const std::string& sandbox_id);
   // Ends `reservation` (one fewer pending on its sandbox's hold): that hold, or holds_.end() when
