@@ -21,15 +21,15 @@ struct RecordedContainer {
   std::string sandbox_id;
   std::vector<std::string> device_ids;
   bool exclusive = false;
-  // Bytes of GPU memory reserved on each device, in device_ids' order (its dxshim.io/gpu-memory
-  // label); empty when it has none, or none dxshim can read (created before memory was counted):
-  // such a hold counts as the default (devices/allocation/gpu_memory.h).
-  std::vector<std::uint64_t> memory;
   bool exited = false;  // known to have exited (any other state may still run)
   // The device plugin slots kubelet gave it (its dxshim.io/plugin-slots annotation), if any.
   std::vector<std::string> plugin_slots;
   // The memory units kubelet gave it (its dxshim.io/plugin-memory-units annotation), if any.
   std::vector<std::string> plugin_memory_units;
+  // Bytes of GPU memory reserved on each device, in device_ids' order (its dxshim.io/gpu-memory
+  // label); empty when it has none, or none dxshim can read (created before memory was counted):
+  // such a hold counts as the default (devices/allocation/gpu_memory.h).
+  std::vector<std::uint64_t> memory;
 
   // What it reserved on device_ids[i], if its label says.
   std::optional<std::uint64_t> MemoryOn(std::size_t i) const;

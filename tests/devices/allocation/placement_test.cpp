@@ -72,12 +72,12 @@ TEST(Placement, TheSameInputsGiveTheSameChoice) {
 TEST(Placement, TheUsageItIsGivenDecides) {
   const auto node = Hetero();
   const auto nvidia = Request({{"dxshim.io/vendor", "nvidia"}});
-  const Usage first_busy = {{node.devices[0].id, {1, false}}};
+  const Usage first_busy = {{node.devices[0].id, {1, false, 0, 0, {}}}};
   EXPECT_EQ(Choose(node, first_busy, nvidia, Policy(4, Placement::kSpread)).devices[0].id,
             node.devices[1].id);  // least loaded
   EXPECT_EQ(Choose(node, first_busy, nvidia, Policy(4, Placement::kPack)).devices[0].id,
             node.devices[0].id);  // fill first
-  const Usage first_exclusive = {{node.devices[0].id, {1, true}}};
+  const Usage first_exclusive = {{node.devices[0].id, {1, true, 0, 0, {}}}};
   const auto placed = Choose(node, first_exclusive, nvidia, Policy(4, Placement::kPack));
   EXPECT_EQ(placed.devices[0].id, node.devices[1].id);  // shared requests stay off exclusive ones
   EXPECT_EQ(placed.considered[0], "NVIDIA Tesla T4 [" + node.devices[0].location_path +
@@ -99,7 +99,7 @@ TEST(Placement, EachRefusalNamesTheRequestAndThePods) {
       message.find("3 GPUs match the request (gpu=3 shared) but no 3 of them share one vendor"),
       std::string::npos)
       << message;
-  const Usage all_busy = {{node.devices[0].id, {1, false}}, {node.devices[1].id, {1, true}}};
+  const Usage all_busy = {{node.devices[0].id, {1, false, 0, 0, {}}}, {node.devices[1].id, {1, true, 0, 0, {}}}};
   message = Refusal(node, all_busy, Request({{"dxshim.io/vendor", "nvidia"}}), policy,
                     AllocationError::Kind::kExhausted);
   EXPECT_EQ(message,
