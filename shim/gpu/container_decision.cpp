@@ -65,7 +65,7 @@ void ApplyMemoryUnits(const runtime::v1::CreateContainerRequest& request,
   if (!count_given && wanted->pins.empty()) wanted->count = 1;
   const std::uint64_t total = std::uint64_t{count} * policy.gpu_memory_unit;
   const auto unit = devices::FormatBytes(policy.gpu_memory_unit);
-  if (total % wanted->count != 0) {
+  if (count % wanted->count != 0) {
     Invalid(about_container + "its resource limit gave it " + std::to_string(count) + " x " +
             unit + " of GPU memory, which does not divide evenly over its " +
             std::to_string(wanted->count) + " GPUs; make the memory limit a multiple of the GPU "

@@ -58,6 +58,9 @@ TEST(ServeOptionTable, ThePluginChildReadsBackWhatServeHas) {
   ApplyServeKey(serve, "max-containers-per-device", "3", "test");
   ApplyServeKey(serve, "device-plugin-resource", "example.com/gpu", "test");
   ApplyServeKey(serve, "device-source", "inventory:/etc/dxshim/node.yaml", "test");
+  ApplyServeKey(serve, "default-gpu-memory", "3Gi", "test");
+  ApplyServeKey(serve, "gpu-memory-reserved", "512Mi", "test");
+  ApplyServeKey(serve, "gpu-memory-unit", "2Gi", "test");
   const auto args = PluginArgs(serve);
   ASSERT_EQ(args.size() % 2, 1u);
   EXPECT_EQ(args[0], "device-plugin");
@@ -72,11 +75,17 @@ TEST(ServeOptionTable, ThePluginChildReadsBackWhatServeHas) {
   EXPECT_EQ(keys, (std::vector<std::string>{
                       "runtime", "log-level", "device-source", "sysfs-root", "device-refresh",
                       "include-integrated", "include-detachable", "max-containers-per-device",
-                      "resync-interval", "device-plugin-dir", "device-plugin-resource"}));
+                      "default-gpu-memory", "gpu-memory-reserved", "gpu-memory-unit",
+                      "resync-interval", "device-plugin-dir", "device-plugin-resource",
+                      "device-plugin-memory-resource"}));
   EXPECT_EQ(child.device_refresh, serve.device_refresh);
   EXPECT_EQ(child.resync_interval, serve.resync_interval);
   EXPECT_EQ(child.include_detachable, true);
   EXPECT_EQ(child.policy.max_containers_per_device, 3u);
+  EXPECT_EQ(child.policy.default_gpu_memory, serve.policy.default_gpu_memory);
+  EXPECT_EQ(child.policy.gpu_memory_reserved, 512ull << 20);
+  EXPECT_EQ(child.policy.gpu_memory_unit, 2ull << 30);
+  EXPECT_EQ(child.device_plugin_memory_resource, "dxshim.io/gpu-memory");
   EXPECT_EQ(child.device_plugin_resource, "example.com/gpu");
   EXPECT_EQ(child.device_source, serve.device_source);
   EXPECT_EQ(child.runtime, serve.runtime);

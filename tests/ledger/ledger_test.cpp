@@ -119,7 +119,8 @@ TEST(Ledger, SharingLimitExclusiveAndRelease) {
                 },
                 &msg),
             AllocationError::Kind::kExhausted);
-  EXPECT_NE(msg.find("are in use: NVIDIA Tesla T4 [PCIROOT(0)#PCI(1E00)] 2/2 pods"),
+  EXPECT_NE(msg.find("are in use: NVIDIA Tesla T4 [PCIROOT(0)#PCI(1E00)]: 15Gi, 15Gi reserved "
+                     "(pod-1 7680Mi, pod-2 7680Mi), 0B free, 2/2 pods"),
             std::string::npos)
       << msg;
   a.Commit(r1.id);
@@ -192,7 +193,8 @@ TEST(Ledger, SpreadAndPackPlacement) {
   EXPECT_EQ(pack.Reserve(node, nvidia, "p2").devices[0].id, node.devices[0].id);  // fill first
   EXPECT_EQ(pack.Reserve(node, nvidia, "p3").devices[0].id, node.devices[1].id);  // then next
   EXPECT_NE(s1.explanation.find("-> "), std::string::npos);
-  EXPECT_NE(s2.explanation.find("(0/4 pods before); spread over 2 matching GPU(s)"),
+  EXPECT_NE(s2.explanation.find("(reserves 3840Mi of 15Gi, 15Gi free and 0/4 pods before); "
+                                "spread over 2 matching GPU(s)"),
             std::string::npos)
       << s2.explanation;
 }

@@ -61,5 +61,39 @@ TEST(Ledger, WhatTheRuntimesSandboxesAndContainersSay) {
                 {"ready", ""}, {"stopped", "runhcs-wcow-hypervisor"}, {"future-state", ""}}));
 }
 
+// The memory each container reserved (its dxshim.io/gpu-memory label): one value for all its GPUs
+// or one per GPU; missing or unreadable means "recorded before memory was counted" (the default),
+// never a number dxshim made up. Pod names come from the sandboxes' metadata.
+TEST(Ledger, TheRecordedGpuMemory) {
+  runtime::v1::ListPodSandboxResponse sandboxes;
+  auto* s = sandboxes.add_items();
+  s->set_id("pod-1");
+  s->set_state(runtime::v1::SANDBOX_READY);
+  s->mutable_metadata()->set_name("encoder");
+  s->mutable_metadata()->set_namespace_("media");
+  runtime::v1::ListContainersResponse listed;
+  const auto add = [&](const std::string& devices, const char* memory) {
+    auto* c = listed.add_containers();
+    c->set_pod_sandbox_id("pod-1");
+    (*c->mutable_labels())[keys::kDevicesLabel] = devices;
+    if (memory) (*c->mutable_labels())[keys::kGpuMemoryLabel] = memory;
+  };
+  add("a,b", "6442450944");
+  add("a,b", "1073741824,2147483648");
+  add("a,b", "1,2,3");  // not one per GPU
+  add("a", "6Gi");      // not bytes
+  add("a", "0");
+  add("a", nullptr);
+  const auto record = ReadRuntimeRecord(sandboxes, listed);
+  EXPECT_EQ(record.pod_names.at("pod-1"), "media/encoder");
+  ASSERT_EQ(record.containers.size(), 6u);
+  EXPECT_EQ(record.containers[0].MemoryOn(1), 6442450944u);
+  EXPECT_EQ(record.containers[1].MemoryOn(0), 1073741824u);
+  EXPECT_EQ(record.containers[1].MemoryOn(1), 2147483648u);
+  for (std::size_t i = 2; i < 6; ++i) {
+    EXPECT_EQ(record.containers[i].MemoryOn(0), std::nullopt) << i;
+  }
+}
+
 }  // namespace
 }  // namespace dxshim

@@ -58,12 +58,13 @@ TEST(Placement, TheSameInputsGiveTheSameChoice) {
   EXPECT_EQ(again.considered, first.considered);
   EXPECT_EQ(first.explanation, "gpu=1 vendor=nvidia shared -> NVIDIA Tesla T4 [" +
                                    node.devices[0].location_path +
-                                   "] (0/4 pods before); spread over 2 matching GPU(s)");
+                                   "] (reserves 3840Mi of 15Gi, 15Gi free and 0/4 pods before); "
+                                   "spread over 2 matching GPU(s)");
   ASSERT_EQ(first.considered.size(), 3u);  // both T4s, then the AMD that does not match
   EXPECT_EQ(first.considered[0],
-            "NVIDIA Tesla T4 [" + node.devices[0].location_path + "]: chosen, 0/4 pods");
+            "NVIDIA Tesla T4 [" + node.devices[0].location_path + "]: chosen, 0/4 pods, 15Gi free");
   EXPECT_EQ(first.considered[1], "NVIDIA Tesla T4 [" + node.devices[1].location_path +
-                                     "]: matches, 0/4 pods, spread preferred another (ties: "
+                                     "]: matches, 0/4 pods, 15Gi free, spread preferred another (ties: "
                                      "inventory order)");
   EXPECT_EQ(first.considered[2],
             "AMD Radeon Pro V520 MxGPU [" + node.devices[2].location_path + "]: vendor amd");
@@ -81,7 +82,7 @@ TEST(Placement, TheUsageItIsGivenDecides) {
   const auto placed = Choose(node, first_exclusive, nvidia, Policy(4, Placement::kPack));
   EXPECT_EQ(placed.devices[0].id, node.devices[1].id);  // shared requests stay off exclusive ones
   EXPECT_EQ(placed.considered[0], "NVIDIA Tesla T4 [" + node.devices[0].location_path +
-                                      "]: matches, 1/4 pods " + "(exclusive), full");
+                                      "]: matches, 1/4 pods " + "(exclusive), 0B free, full");
 }
 
 TEST(Placement, EachRefusalNamesTheRequestAndThePods) {
@@ -99,14 +100,19 @@ TEST(Placement, EachRefusalNamesTheRequestAndThePods) {
       message.find("3 GPUs match the request (gpu=3 shared) but no 3 of them share one vendor"),
       std::string::npos)
       << message;
-  const Usage all_busy = {{node.devices[0].id, {1, false, 0, 0, {}}}, {node.devices[1].id, {1, true, 0, 0, {}}}};
+  const Usage all_busy = {
+      {node.devices[0].id, {1, false, 0, 1, {{"default/a", std::nullopt, false}}}},
+      {node.devices[1].id, {1, true, 0, 0, {{"default/b", 1ull << 30, true}}}}};
   message = Refusal(node, all_busy, Request({{"dxshim.io/vendor", "nvidia"}}), policy,
                     AllocationError::Kind::kExhausted);
   EXPECT_EQ(message,
             "all 2 GPU(s) matching the request (gpu=1 vendor=nvidia shared) are in use: "
             "NVIDIA Tesla T4 [" +
-                node.devices[0].location_path + "] 1/1 pods; " + "NVIDIA Tesla T4 [" +
-                node.devices[1].location_path + "] 1/1 pods (exclusive)");
+                node.devices[0].location_path +
+                "]: 15Gi, 15Gi reserved (default/a 15Gi by default), 0B free, 1/1 pods; " +
+                "NVIDIA Tesla T4 [" + node.devices[1].location_path +
+                "]: 15Gi, 15Gi reserved (default/b 15Gi exclusive), 0B free, 1/1 pods "
+                "(exclusive)");
 }
 
 }  // namespace
