@@ -44,8 +44,10 @@ inline constexpr char kPluginMemoryUnitsAnnotation[] = "dxshim.io/plugin-memory-
 inline constexpr char kDevicesLabel[] = "dxshim.io/devices";  // device ids, comma list
 inline constexpr char kSharingLabel[] = "dxshim.io/sharing";  // exclusive or shared
 // Bytes of GPU memory reserved on each of kDevicesLabel's GPUs, a comma list in the same order
-// (one value: the same on all). Missing on containers created before memory was counted: they
-// count as the serve key default-gpu-memory.
+// (one value: the same on all), when the pod asked an amount (dxshim.io/gpu-memory or the memory
+// resource). Missing when it did not (and on containers created before memory was counted): the
+// pod reserves the serve key default-gpu-memory as configured now, so that raising
+// max-containers-per-device makes room as it did when pods were counted.
 inline constexpr char kGpuMemoryLabel[] = "dxshim.io/gpu-memory";
 
 // Container annotation: written by the injection (one line: what was chosen and why), read by

@@ -249,7 +249,7 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
   decision.plan =
       PlanInjection(config, decision.reservation.devices, decision.reservation.exclusive,
                     decision.why, narrow ? class_index : std::nullopt, target,
-                    decision.reservation.memory);
+                    MemoryBudget{decision.reservation.memory, decision.reservation.memory_asked});
   return decision;
 }
 

@@ -167,18 +167,20 @@ EnvironmentNames PlanEnvironment(const runtime::v1::ContainerConfig& config,
 InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
                             const std::vector<devices::Device>& devices, bool exclusive,
                             const std::string& explanation, std::optional<int> narrow_index,
-                            const TargetOptions& target, const std::vector<std::uint64_t>& memory) {
+                            const TargetOptions& target, const MemoryBudget& memory) {
   InjectionPlan plan;
   PlanDevices(config, devices, narrow_index, target, plan);
   PlanMounts(config, devices, target, plan);
-  const auto env = PlanEnvironment(config, devices, memory, target, plan);
+  const auto env = PlanEnvironment(config, devices, memory.bytes, target, plan);
   std::string ids;
   for (const auto& d : devices) ids.append(ids.empty() ? "" : ",").append(d.id);
   plan.labels[keys::kDevicesLabel] = std::move(ids);
   plan.labels[keys::kSharingLabel] = exclusive ? keys::kExclusive : keys::kShared;
-  if (!memory.empty()) {
+  if (memory.asked) {
     std::string bytes;
-    for (const auto m : memory) bytes.append(bytes.empty() ? "" : ",").append(std::to_string(m));
+    for (const auto m : memory.bytes) {
+      bytes.append(bytes.empty() ? "" : ",").append(std::to_string(m));
+    }
     plan.labels[keys::kGpuMemoryLabel] = std::move(bytes);
   }
   plan.annotations[keys::kExplanationAnnotation] =

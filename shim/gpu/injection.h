@@ -37,6 +37,14 @@ struct TargetOptions {
   std::vector<std::string> vm_runtime_handlers;
 };
 
+// The GPU memory a pod reserved: the bytes on each of its devices, told to the container in
+// DXSHIM_GPU_MEMORY_BYTES (none: not told), and whether the pod asked that amount, which is then
+// recorded in the dxshim.io/gpu-memory label the ledger is rebuilt from.
+struct MemoryBudget {
+  std::vector<std::uint64_t> bytes;
+  bool asked = false;
+};
+
 struct InjectionPlan {
   std::vector<runtime::v1::Device> add_devices;
   std::optional<int> replace_index;  // narrowing: config.devices[index] becomes replacement
@@ -69,14 +77,11 @@ bool IsClassDevice(const runtime::v1::Device& entry);
 // present runtime files of `devices`, each unless the config, or an earlier file, already mounts
 // its destination (compared as the runtime will see it: container_path.h), and the environment
 // that names the GPUs (gpu_environment.h), each variable unless the config sets it (by name,
-// case-insensitively on Windows, where the environment is). `memory`: the bytes reserved on each
-// of `devices`, recorded in the dxshim.io/gpu-memory label the ledger is rebuilt from and told to
-// the container in DXSHIM_GPU_MEMORY_BYTES (none: neither).
+// case-insensitively on Windows, where the environment is). `memory`: what the pod reserved.
 InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
                             const std::vector<devices::Device>& devices, bool exclusive,
                             const std::string& explanation, std::optional<int> narrow_index,
-                            const TargetOptions& target,
-                            const std::vector<std::uint64_t>& memory = {});
+                            const TargetOptions& target, const MemoryBudget& memory = {});
 
 void ApplyPlan(const InjectionPlan& plan, runtime::v1::ContainerConfig& config);
 

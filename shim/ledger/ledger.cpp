@@ -25,6 +25,10 @@ devices::Usage Ledger::UsageLocked() const {
       u.holders.push_back({hold.pod.empty() ? sandbox : hold.pod, memory, hold.exclusive});
     }
   }
+  for (auto& [id, u] : usage) {
+    std::sort(u.holders.begin(), u.holders.end(),
+              [](const auto& a, const auto& b) { return a.pod < b.pod; });
+  }
   return usage;
 }
 
@@ -44,8 +48,9 @@ Reservation Ledger::ReuseHold(const devices::Inventory& inventory, Hold& hold) c
     }
     r.devices.push_back(*it);
     const auto i = r.devices.size() - 1;
-    r.memory.push_back(devices::HeldGpuMemory(
-        *it, i < hold.memory.size() ? hold.memory[i] : std::nullopt, hold.exclusive, policy_));
+    const auto recorded = i < hold.memory.size() ? hold.memory[i] : std::nullopt;
+    r.memory.push_back(devices::HeldGpuMemory(*it, recorded, hold.exclusive, policy_));
+    r.memory_asked = r.memory_asked || (recorded && !hold.exclusive);
   }
   r.exclusive = hold.exclusive;
   r.explanation = "the pod's GPUs: ";
@@ -77,10 +82,12 @@ Reservation Ledger::Reserve(const devices::Inventory& inventory,
     r.explanation = std::move(placed.explanation);
     r.considered = std::move(placed.considered);
     r.exclusive = request.exclusive;
+    r.memory_asked = request.gpu_memory != 0 && !request.exclusive;
     auto& hold = holds_[sandbox_id];
     for (std::size_t i = 0; i < r.devices.size(); ++i) {
       hold.device_ids.push_back(r.devices[i].id);
-      hold.memory.emplace_back(r.memory[i]);
+      // The default is not pinned: it follows the configuration.
+      hold.memory.push_back(r.memory_asked ? std::optional(r.memory[i]) : std::nullopt);
     }
     hold.pod = pod;
     hold.exclusive = request.exclusive;
@@ -99,7 +106,7 @@ Reservation Ledger::ReserveAssigned(const std::vector<devices::Device>& devices,
   for (const auto& d : devices) {
     assigned.device_ids.push_back(d.id);
     r.memory.push_back(devices::DefaultGpuMemory(d, policy_));
-    assigned.memory.emplace_back(r.memory.back());
+    assigned.memory.emplace_back(std::nullopt);
     r.explanation +=
         (r.explanation.empty() ? "assigned by kubelet: " : ", ") + devices::DeviceName(d);
   }

@@ -28,6 +28,9 @@ struct Reservation {
   std::vector<devices::Device> devices;
   // Bytes of GPU memory the pod holds on each of `devices` (devices/allocation/gpu_memory.h).
   std::vector<std::uint64_t> memory;
+  // Whether the pod asked that amount (else it is the default as configured now, or the whole
+  // GPU for an exclusive pod): only an amount asked is recorded on the container.
+  bool memory_asked = false;
   bool exclusive = false;
   std::string explanation;  // one line: what was chosen and why
   // One line per inventory device: chosen, matching but not chosen (and why), or why not

@@ -4,6 +4,8 @@
 #include <set>
 #include <string>
 
+#include "devices/allocation/gpu_memory.h"
+
 namespace dxshim::metrics {
 namespace {
 
@@ -45,30 +47,41 @@ std::vector<MetricFamily> CollectNode(const devices::DeviceSnapshot& snapshot,
   auto pods = Family("dxshim_gpu_pods", "Pods holding a GPU now", MetricType::Gauge);
   auto exclusive =
       Family("dxshim_gpu_exclusive", "1 while a pod holds the GPU exclusively", MetricType::Gauge);
-  auto memory = Family("dxshim_gpu_memory_bytes", "A GPU's dedicated memory", MetricType::Gauge);
+  auto memory = Family("dxshim_gpu_memory_bytes",
+                       "A GPU's memory pods share: its dedicated memory less gpu-memory-reserved",
+                       MetricType::Gauge);
+  auto reserved = Family("dxshim_gpu_memory_reserved_bytes",
+                         "GPU memory the pods holding a GPU reserved on it (all of it while one "
+                         "holds it exclusively)",
+                         MetricType::Gauge);
   auto present = Family("dxshim_gpu_present",
                         "1 for a GPU in the device snapshot; 0 for one that left it while pods "
                         "still hold it",
                         MetricType::Gauge);
-  const auto add_gpu = [&](const std::string& id, const std::string& vendor,
-                           const std::string& model, std::uint64_t bytes, bool in_snapshot) {
+  const auto& policy = ledger.policy();
+  // `d`: the GPU, or one with only an id when it left the snapshot.
+  const auto add_gpu = [&](const devices::Device& d, bool in_snapshot) {
     const std::vector<ClientMetric::Label> labels = {
-        {"gpu", id}, {"vendor", vendor}, {"model", model}};
-    const auto held = usage.find(id);
+        {"gpu", d.id}, {"vendor", d.vendor}, {"model", d.description}};
+    const auto held = usage.find(d.id);
     const devices::DeviceUsage use = held == usage.end() ? devices::DeviceUsage{} : held->second;
     AddSample(slots, labels, use.exclusive ? 1 : per_device);
     AddSample(pods, labels, use.pods);
     AddSample(exclusive, labels, use.exclusive ? 1 : 0);
-    AddSample(memory, labels, static_cast<double>(bytes));
+    AddSample(memory, labels, static_cast<double>(devices::MemoryCapacity(d, policy)));
+    AddSample(reserved, labels, static_cast<double>(devices::ReservedOn(d, use, policy)));
     AddSample(present, labels, in_snapshot ? 1 : 0);
   };
   std::set<std::string> listed;
   for (const auto& d : inventory->devices) {
-    add_gpu(d.id, d.vendor, d.description, d.dedicated_memory, true);
+    add_gpu(d, true);
     listed.insert(d.id);
   }
   for (const auto& [id, use] : usage) {
-    if (use.pods > 0 && !listed.contains(id)) add_gpu(id, "", "", 0, false);
+    if (use.pods == 0 || listed.contains(id)) continue;
+    devices::Device gone;
+    gone.id = id;
+    add_gpu(gone, false);
   }
 
   const auto stats = snapshot.stats();
@@ -96,7 +109,7 @@ std::vector<MetricFamily> CollectNode(const devices::DeviceSnapshot& snapshot,
   AddSample(synced, {}, ledger.synced() ? 1 : 0);
 
   std::vector<MetricFamily> out;
-  for (auto* f : {&slots, &pods, &exclusive, &memory, &present, &gpus, &source, &loads, &failures,
+  for (auto* f : {&slots, &pods, &exclusive, &memory, &reserved, &present, &gpus, &source, &loads, &failures,
                   &generation, &synced}) {
     out.push_back(std::move(*f));
   }

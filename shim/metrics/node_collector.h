@@ -16,7 +16,9 @@ namespace dxshim::metrics {
 //   dxshim_gpu_pod_slots   pods it may be given to at once (1 once a pod holds it exclusively)
 //   dxshim_gpu_pods        pods holding it now
 //   dxshim_gpu_exclusive   1 while a pod holds it exclusively
-//   dxshim_gpu_memory_bytes, dxshim_gpu_present
+//   dxshim_gpu_memory_bytes  its memory pods share (dedicated memory less gpu-memory-reserved)
+//   dxshim_gpu_memory_reserved_bytes  what the pods holding it reserved
+//   dxshim_gpu_present
 // and for the node: dxshim_gpus, dxshim_device_source_info{source}, dxshim_device_snapshot_*,
 // dxshim_ledger_synced. A GPU that left the snapshot while pods still hold it is listed with
 // present 0 until they let go.

@@ -66,7 +66,8 @@ TEST_F(Metrics, AScriptedScenarioShowsExactlyItsCounts) {
   EXPECT_EQ(Decisions(text, "exhausted"), 1);
   EXPECT_EQ(Decisions(text, "passed_through"), 1);
   for (const auto* other : {"invalid_annotation", "no_match", "vendor_mix", "namespace",
-                            "not_synced", "runtime_failure", "vm_sandbox", "runtime_files_gone"}) {
+                            "not_synced", "runtime_failure", "vm_sandbox", "runtime_files_gone",
+                            "memory_exhausted", "memory_too_large"}) {
     EXPECT_EQ(Decisions(text, other), 0) << other;
   }
   EXPECT_EQ(Calls(text, "RunPodSandbox", "OK"), 3);
@@ -86,6 +87,9 @@ TEST_F(Metrics, AScriptedScenarioShowsExactlyItsCounts) {
   EXPECT_EQ(Sample(text, "dxshim_gpu_pods", gpu), 1) << text;
   EXPECT_EQ(Sample(text, "dxshim_gpu_pod_slots", gpu), 1);
   EXPECT_EQ(Sample(text, "dxshim_gpu_exclusive", gpu), 0);
+  // Its 16Gi, all reserved by the one pod (the default: 16Gi over max-containers-per-device 1).
+  EXPECT_EQ(Sample(text, "dxshim_gpu_memory_bytes", gpu), 16.0 * (1ull << 30));
+  EXPECT_EQ(Sample(text, "dxshim_gpu_memory_reserved_bytes", gpu), 16.0 * (1ull << 30));
   EXPECT_EQ(Sample(text, "dxshim_gpus"), 1);
   EXPECT_EQ(Sample(text, "dxshim_runtime_connected"), 1);
   EXPECT_EQ(Sample(text, "dxshim_ledger_synced"), 1);

@@ -120,7 +120,7 @@ TEST(Ledger, SharingLimitExclusiveAndRelease) {
                 &msg),
             AllocationError::Kind::kExhausted);
   EXPECT_NE(msg.find("are in use: NVIDIA Tesla T4 [PCIROOT(0)#PCI(1E00)]: 15Gi, 15Gi reserved "
-                     "(pod-1 7680Mi, pod-2 7680Mi), 0B free, 2/2 pods"),
+                     "(pod-1 7680Mi by default, pod-2 7680Mi by default), 0B free, 2/2 pods"),
             std::string::npos)
       << msg;
   a.Commit(r1.id);

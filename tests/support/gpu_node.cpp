@@ -59,6 +59,18 @@ std::string GpuNodeTest::RunPod(const std::string& name, bool wants_gpu, const s
   return pod.pod_sandbox_id();
 }
 
+std::string GpuNodeTest::RunPodWith(const std::string& name,
+                                    const std::map<std::string, std::string>& annotations) {
+  v1::RunPodSandboxRequest run;
+  *run.mutable_config() = HostNetworkPod(name, "uid-" + name, dir_ / "logs");
+  for (const auto& [key, value] : annotations) (*run.mutable_config()->mutable_annotations())[key] = value;
+  v1::RunPodSandboxResponse pod;
+  const auto s = client_->runtime->RunPodSandbox(Deadline(seconds(60)).get(), run, &pod);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  configs_[pod.pod_sandbox_id()] = run.config();
+  return pod.pod_sandbox_id();
+}
+
 grpc::Status GpuNodeTest::CreateAndStart(const std::string& pod, const v1::ContainerConfig& config,
                                          std::string* id) {
   return client_->CreateAndStart(pod, configs_[pod], config, id);

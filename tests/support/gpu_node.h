@@ -33,6 +33,9 @@ class GpuNodeTest : public testing::Test {
   // annotation dxshim.io/gpu: "1"; `handler` is the runtime handler ("": containerd's default).
   std::string RunPod(const std::string& name, bool wants_gpu, const std::string& handler = "",
                      CriClient* client = nullptr);
+  // RunPodSandbox through dxshim of a pod with these annotations.
+  std::string RunPodWith(const std::string& name,
+                         const std::map<std::string, std::string>& annotations);
   // CreateContainer through dxshim in `pod` (with the pod's sandbox config, as kubelet sends it)
   // and, when that worked, StartContainer. Returns the first status that is not OK.
   grpc::Status CreateAndStart(const std::string& pod, const runtime::v1::ContainerConfig& config,
