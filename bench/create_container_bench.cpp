@@ -120,8 +120,13 @@ int main(int argc, char** argv) {
   dxshim::GpuInterceptor unchecked_interceptor(snapshot, ledger, unchecked, nullptr, nullptr);
 
   std::string gpu_bytes;
+  std::string memory_bytes;
   std::string plain_bytes;
   RealisticRequest(true).SerializeToString(&gpu_bytes);
+  // The same pod sized by memory: dxshim.io/gpu-memory, placed by free memory and recorded.
+  auto sized = RealisticRequest(true);
+  (*sized.mutable_sandbox_config()->mutable_annotations())["dxshim.io/gpu-memory"] = "6Gi";
+  sized.SerializeToString(&memory_bytes);
   RealisticRequest(false).SerializeToString(&plain_bytes);
   const std::string method = "/runtime.v1.RuntimeService/CreateContainer";
 
@@ -130,6 +135,11 @@ int main(int argc, char** argv) {
     auto i = interceptor.Intercept(method, gpu_bytes);
     rewritten_size = i.request.size();
     i.on_result(grpc::Status(grpc::StatusCode::UNKNOWN, "bench"), {});  // releases
+  });
+  const auto memory = MedianMicrosPerCall(rounds, calls, [&] {
+    auto i = interceptor.Intercept(method, memory_bytes);
+    if (i.action != dxshim::Interception::Action::kReplace) std::abort();
+    i.on_result(grpc::Status(grpc::StatusCode::UNKNOWN, "bench"), {});
   });
   const auto no_stat = MedianMicrosPerCall(rounds, calls, [&] {
     auto i = unchecked_interceptor.Intercept(method, gpu_bytes);
@@ -161,6 +171,9 @@ int main(int argc, char** argv) {
   std::printf("%-52s %9.2f %9.2f\n", "protobuf decode+encode only (baseline)", codec, 1.0);
   std::printf("%-52s %9.2f %9.2f   (a stat per runtime file: %.2f us)\n",
               "GPU request: scan+decode+decide+inject+encode", gpu, gpu / codec, gpu - no_stat);
+  std::printf("%-52s %9.2f %9.2f   (%.3f x the GPU request; goal <= 1.10)\n",
+              "GPU request sized by memory (dxshim.io/gpu-memory)", memory, memory / codec,
+              memory / gpu);
   std::printf("%-52s %9.2f %9.2f   target < 20 us\n",
               "the same, runtime files not checked on the host", no_stat, no_stat / codec);
   std::printf("%-52s %9.2f %9.2f   (no decode)\n", "no dxshim.io/ annotation: scan, pass through",

@@ -12,6 +12,7 @@
 
 #include "config/serve_config.h"
 #include "config/serve_option_table.h"
+#include "devices/allocation/gpu_memory.h"
 #include "devices/device_source.h"
 #include "devices/make_device_source.h"
 #include "devices/node_feature_file.h"
@@ -33,6 +34,16 @@
 
 namespace dxshim {
 namespace {
+
+// "default capacity/8 per shared pod, 0B kept for the host": how GPU memory is shared.
+std::string MemoryPolicy(const devices::AllocationPolicy& policy) {
+  const auto per_pod =
+      policy.default_gpu_memory
+          ? devices::FormatBytes(policy.default_gpu_memory)
+          : "capacity/" + std::to_string(policy.max_containers_per_device);
+  return "default " + per_pod + " per shared pod, " +
+         devices::FormatBytes(policy.gpu_memory_reserved) + " kept for the host";
+}
 
 namespace po = boost::program_options;
 
@@ -70,6 +81,7 @@ int CheckServe(const config::ServeConfig& cfg, const ProxyOptions& options) {
             << "  target   " << config::ToString(cfg.target) << ", "
             << cfg.policy.max_containers_per_device << " pod(s) per GPU, "
             << devices::ToString(cfg.policy.placement) << "\n"
+            << "  memory   " << MemoryPolicy(cfg.policy) << "\n"
             << "  vm       " << (vm.empty() ? std::string("-") : vm)
             << " (runtime handlers whose GPU requests are refused)\n"
             << "  plugin   "
@@ -189,9 +201,10 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
     spdlog::critical("device source: {}", e.what());
     return 2;
   }
-  spdlog::info("devices: {} GPU(s) from {}, target {}, {} pod(s) per GPU, {}",
+  spdlog::info("devices: {} GPU(s) from {}, target {}, {} pod(s) per GPU, {}; GPU memory: {}",
                snapshot->Current()->devices.size(), cfg.device_source, ToString(cfg.target),
-               cfg.policy.max_containers_per_device, ToString(cfg.policy.placement));
+               cfg.policy.max_containers_per_device, ToString(cfg.policy.placement),
+               MemoryPolicy(cfg.policy));
 
   Ledger ledger(cfg.policy);
   SandboxHandlers sandbox_handlers;
