@@ -177,8 +177,7 @@ const std::vector<ServeOption> kOptions = {
      "count of pods admits",
      true, [](C& c, V v) { c.policy.default_gpu_memory = ParseDefaultGpuMemory(v); },
      [](const C& c) {
-       return c.policy.default_gpu_memory ? Size(c.policy.default_gpu_memory)
-                                          : std::string("auto");
+       return c.policy.default_gpu_memory ? Size(c.policy.default_gpu_memory) : std::string("auto");
      }},
     {"gpu-memory-reserved", "size", "0", nullptr, "",
      "GPU memory kept for the host on each GPU (a desktop, the driver): pods share the dedicated "
@@ -193,8 +192,7 @@ const std::vector<ServeOption> kOptions = {
     {"placement", "placement", "spread", nullptr, "",
      "`spread` (the matching GPU with the most free memory first) or `pack` (the one with the "
      "least free memory that still fits)",
-     false,
-     [](C& c, V v) { c.policy.placement = ParsePlacement(v); }, nullptr},
+     false, [](C& c, V v) { c.policy.placement = ParsePlacement(v); }, nullptr},
     {"allow-namespaces", "list", "-", nullptr, "all",
      "namespaces whose pods may request GPUs (comma list or YAML list; `-` for all)", false,
      [](C& c, V v) { c.policy.allow_namespaces = ListOrNone(v, "namespace name"); }, nullptr},

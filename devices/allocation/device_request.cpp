@@ -159,8 +159,7 @@ std::optional<DeviceRequest> ParseDeviceRequest(
     } else if (key == keys::kSharing) {
       const auto v = ToLowerAscii(Trim(value));
       if (v != keys::kExclusive && v != keys::kShared) {
-        Fail(key, value,
-             std::string("not ") + keys::kExclusive + " or " + keys::kShared);
+        Fail(key, value, std::string("not ") + keys::kExclusive + " or " + keys::kShared);
       }
       r.exclusive = v == keys::kExclusive;
     } else if (key == keys::kContainers) {

@@ -14,7 +14,8 @@ std::uint64_t MemoryCapacity(const Device& d, const AllocationPolicy& policy) {
 
 std::uint64_t DefaultGpuMemory(const Device& d, const AllocationPolicy& policy) {
   if (policy.default_gpu_memory) return policy.default_gpu_memory;
-  const unsigned per_device = policy.max_containers_per_device ? policy.max_containers_per_device : 1;
+  const unsigned per_device =
+      policy.max_containers_per_device ? policy.max_containers_per_device : 1;
   return MemoryCapacity(d, policy) / per_device;
 }
 
@@ -25,24 +26,27 @@ std::uint64_t HeldGpuMemory(const Device& d, std::optional<std::uint64_t> record
 }
 
 std::uint64_t ParseGpuMemory(const std::string& text) {
-  if (text.starts_with('-')) throw std::invalid_argument("is negative; give the memory to reserve on each GPU, e.g. 6Gi");
+  if (text.starts_with('-'))
+    throw std::invalid_argument("is negative; give the memory to reserve on each GPU, e.g. 6Gi");
   std::uint64_t bytes = 0;
   try {
     bytes = ParseByteQuantity(text);
   } catch (const std::invalid_argument&) {
     throw std::invalid_argument("is not a quantity of memory such as 6Gi, 512Mi or 6442450944");
   }
-  if (bytes == 0) throw std::invalid_argument("is zero; give the memory to reserve on each GPU, e.g. 6Gi");
+  if (bytes == 0)
+    throw std::invalid_argument("is zero; give the memory to reserve on each GPU, e.g. 6Gi");
   const bool plain = !text.empty() && text.back() >= '0' && text.back() <= '9';
   if (plain && bytes < (1ull << 20)) {
-    throw std::invalid_argument("has no unit: that is " + text +
-                                " bytes; write the unit, e.g. " + text + "Gi or " + text + "Mi");
+    throw std::invalid_argument("has no unit: that is " + text + " bytes; write the unit, e.g. " +
+                                text + "Gi or " + text + "Mi");
   }
   return bytes;
 }
 
 std::string FormatBytes(std::uint64_t bytes) {
-  static const std::pair<const char*, unsigned> kUnits[] = {{"Ti", 40}, {"Gi", 30}, {"Mi", 20}, {"Ki", 10}};
+  static const std::pair<const char*, unsigned> kUnits[] = {
+      {"Ti", 40}, {"Gi", 30}, {"Mi", 20}, {"Ki", 10}};
   for (const auto& [unit, shift] : kUnits) {
     const std::uint64_t factor = 1ull << shift;
     if (bytes >= factor && bytes % factor == 0) return std::to_string(bytes >> shift) + unit;

@@ -106,11 +106,10 @@ class Chooser {
     placed.explanation = Describe(request_) + " -> ";
     for (std::size_t i = 0; i < best.size(); ++i) {
       const auto* d = best[i];
-      placed.explanation += (i ? ", " : "") + DeviceName(*d) + " (reserves " +
-                            FormatBytes(Need(d)) + " of " +
-                            FormatBytes(MemoryCapacity(*d, policy_)) + ", " +
-                            FormatBytes(Free(d)) + " free and " +
-                            PodCount(Of(d).pods, policy_.max_containers_per_device) + " before)";
+      placed.explanation +=
+          (i ? ", " : "") + DeviceName(*d) + " (reserves " + FormatBytes(Need(d)) + " of " +
+          FormatBytes(MemoryCapacity(*d, policy_)) + ", " + FormatBytes(Free(d)) + " free and " +
+          PodCount(Of(d).pods, policy_.max_containers_per_device) + " before)";
       placed.devices.push_back(*d);
       placed.memory.push_back(Need(d));
     }
@@ -172,12 +171,12 @@ class Chooser {
     }
     if (matches_.empty()) {
       const bool by_memory =
-          request_.gpu_memory && std::any_of(inventory_.devices.begin(), inventory_.devices.end(),
-                                             [&](const Device& d) {
-                                               auto r = request_;
-                                               r.gpu_memory = 0;
-                                               return Mismatch(d, r, policy_).empty();
-                                             });
+          request_.gpu_memory &&
+          std::any_of(inventory_.devices.begin(), inventory_.devices.end(), [&](const Device& d) {
+            auto r = request_;
+            r.gpu_memory = 0;
+            return Mismatch(d, r, policy_).empty();
+          });
       if (by_memory) {
         throw AllocationError(AllocationError::Kind::kMemoryTooLarge,
                               "no GPU that matches the " + asked_ + " has " +
@@ -258,12 +257,12 @@ class Chooser {
       busy += (busy.empty() ? "" : "; ") + DeviceName(*d) + ": " + MemoryUse(*d, Of(d), policy_);
     }
     if (memory) {
-      throw AllocationError(AllocationError::Kind::kMemoryExhausted,
-                            "the " + asked_ + " reserves " + NeedText() +
-                                " of GPU memory, more than is free now on " +
-                                (request_.count > 1 ? std::to_string(request_.count) + " of " : "") +
-                                "the " + std::to_string(matches_.size()) +
-                                " matching GPU(s): " + busy);
+      throw AllocationError(
+          AllocationError::Kind::kMemoryExhausted,
+          "the " + asked_ + " reserves " + NeedText() +
+              " of GPU memory, more than is free now on " +
+              (request_.count > 1 ? std::to_string(request_.count) + " of " : "") + "the " +
+              std::to_string(matches_.size()) + " matching GPU(s): " + busy);
     }
     throw AllocationError(AllocationError::Kind::kExhausted,
                           "all " + std::to_string(matches_.size()) + " GPU(s) matching the " +
@@ -322,7 +321,8 @@ class Chooser {
 
 const char* ToString(Placement p) { return p == Placement::kSpread ? "spread" : "pack"; }
 
-std::uint64_t ReservedOn(const Device& d, const DeviceUsage& usage, const AllocationPolicy& policy) {
+std::uint64_t ReservedOn(const Device& d, const DeviceUsage& usage,
+                         const AllocationPolicy& policy) {
   if (usage.exclusive) return MemoryCapacity(d, policy);
   return usage.memory + usage.unrecorded * DefaultGpuMemory(d, policy);
 }

@@ -65,7 +65,7 @@ std::uint64_t ReservedOn(const Device& d, const DeviceUsage& usage, const Alloca
 struct Placed {
   std::vector<Device> devices;
   std::vector<std::uint64_t> memory;  // bytes reserved on each of `devices`
-  std::string explanation;  // one line: what was chosen and why
+  std::string explanation;            // one line: what was chosen and why
   // One line per inventory device: chosen, matching but not chosen (and why), or why not
   // matching.
   std::vector<std::string> considered;

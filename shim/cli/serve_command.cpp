@@ -37,10 +37,9 @@ namespace {
 
 // "default capacity/8 per shared pod, 0B kept for the host": how GPU memory is shared.
 std::string MemoryPolicy(const devices::AllocationPolicy& policy) {
-  const auto per_pod =
-      policy.default_gpu_memory
-          ? devices::FormatBytes(policy.default_gpu_memory)
-          : "capacity/" + std::to_string(policy.max_containers_per_device);
+  const auto per_pod = policy.default_gpu_memory
+                           ? devices::FormatBytes(policy.default_gpu_memory)
+                           : "capacity/" + std::to_string(policy.max_containers_per_device);
   return "default " + per_pod + " per shared pod, " +
          devices::FormatBytes(policy.gpu_memory_reserved) + " kept for the host";
 }

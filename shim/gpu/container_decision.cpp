@@ -66,18 +66,21 @@ void ApplyMemoryUnits(const runtime::v1::CreateContainerRequest& request,
   const std::uint64_t total = std::uint64_t{count} * policy.gpu_memory_unit;
   const auto unit = devices::FormatBytes(policy.gpu_memory_unit);
   if (count % wanted->count != 0) {
-    Invalid(about_container + "its resource limit gave it " + std::to_string(count) + " x " +
-            unit + " of GPU memory, which does not divide evenly over its " +
-            std::to_string(wanted->count) + " GPUs; make the memory limit a multiple of the GPU "
+    Invalid(about_container + "its resource limit gave it " + std::to_string(count) + " x " + unit +
+            " of GPU memory, which does not divide evenly over its " +
+            std::to_string(wanted->count) +
+            " GPUs; make the memory limit a multiple of the GPU "
             "count");
   }
   const auto per_gpu = total / wanted->count;
   const auto& pod = request.sandbox_config().annotations();
   if (pod.count(keys::kGpuMemory) && wanted->gpu_memory != per_gpu) {
     Invalid(about_container + "annotation " + keys::kGpuMemory + " asks for " +
-            devices::FormatBytes(wanted->gpu_memory) + " per GPU but the container's resource "
-            "limit gave it " + devices::FormatBytes(per_gpu) + " per GPU (" +
-            std::to_string(count) + " x " + unit + " over " + std::to_string(wanted->count) +
+            devices::FormatBytes(wanted->gpu_memory) +
+            " per GPU but the container's resource "
+            "limit gave it " +
+            devices::FormatBytes(per_gpu) + " per GPU (" + std::to_string(count) + " x " + unit +
+            " over " + std::to_string(wanted->count) +
             " GPU(s)); drop the annotation or make them equal");
   }
   wanted->gpu_memory = per_gpu;
@@ -127,8 +130,8 @@ std::optional<devices::DeviceRequest> WantedDevices(
     // A container that asks by its resource limit is in scope whatever dxshim.io/containers says.
     wanted->containers.clear();
   }
-  const bool count_given = slots != config.annotations().end() ||
-                           sandbox.annotations().count(keys::kGpu) > 0;
+  const bool count_given =
+      slots != config.annotations().end() || sandbox.annotations().count(keys::kGpu) > 0;
   ApplyMemoryUnits(request, policy, wanted, count_given, about_container);
   if (wanted && !devices::AppliesTo(*wanted, container)) {
     why = "container " + container + " is not in dxshim.io/containers";
@@ -150,11 +153,11 @@ Reservation ReserveOrRefuse(Ledger& ledger, const devices::Inventory& inventory,
         throw DecisionError(grpc::StatusCode::RESOURCE_EXHAUSTED, DecisionOutcome::kExhausted,
                             message);
       case devices::AllocationError::Kind::kMemoryExhausted:
-        throw DecisionError(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                            DecisionOutcome::kMemoryExhausted, message);
+        throw DecisionError(grpc::StatusCode::RESOURCE_EXHAUSTED, DecisionOutcome::kMemoryExhausted,
+                            message);
       case devices::AllocationError::Kind::kMemoryTooLarge:
-        throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION,
-                            DecisionOutcome::kMemoryTooLarge, message);
+        throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kMemoryTooLarge,
+                            message);
       case devices::AllocationError::Kind::kVendorMix:
         throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kVendorMix,
                             message);
@@ -240,9 +243,8 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
     if (wanted) decision.reservation.explanation += " (dxshim.io/ request not used)";
   } else {
     CheckNamespace(ledger.policy(), sandbox.metadata().namespace_(), about_pod);
-    decision.reservation =
-        ReserveOrRefuse(ledger, inventory, *wanted, request.pod_sandbox_id(), PodName(sandbox),
-                        about_container);
+    decision.reservation = ReserveOrRefuse(ledger, inventory, *wanted, request.pod_sandbox_id(),
+                                           PodName(sandbox), about_container);
   }
   decision.pass_through = false;
   decision.why = "dxshim: " + decision.reservation.explanation;

@@ -109,8 +109,8 @@ std::vector<MetricFamily> CollectNode(const devices::DeviceSnapshot& snapshot,
   AddSample(synced, {}, ledger.synced() ? 1 : 0);
 
   std::vector<MetricFamily> out;
-  for (auto* f : {&slots, &pods, &exclusive, &memory, &reserved, &present, &gpus, &source, &loads, &failures,
-                  &generation, &synced}) {
+  for (auto* f : {&slots, &pods, &exclusive, &memory, &reserved, &present, &gpus, &source, &loads,
+                  &failures, &generation, &synced}) {
     out.push_back(std::move(*f));
   }
   return out;

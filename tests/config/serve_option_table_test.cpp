@@ -72,12 +72,12 @@ TEST(ServeOptionTable, ThePluginChildReadsBackWhatServeHas) {
     ApplyServeKey(child, keys.back(), args[i + 1], args[i]);
   }
   EXPECT_EQ(keys, PluginKeys());
-  EXPECT_EQ(keys, (std::vector<std::string>{
-                      "runtime", "log-level", "device-source", "sysfs-root", "device-refresh",
-                      "include-integrated", "include-detachable", "max-containers-per-device",
-                      "default-gpu-memory", "gpu-memory-reserved", "gpu-memory-unit",
-                      "resync-interval", "device-plugin-dir", "device-plugin-resource",
-                      "device-plugin-memory-resource"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{
+                "runtime", "log-level", "device-source", "sysfs-root", "device-refresh",
+                "include-integrated", "include-detachable", "max-containers-per-device",
+                "default-gpu-memory", "gpu-memory-reserved", "gpu-memory-unit", "resync-interval",
+                "device-plugin-dir", "device-plugin-resource", "device-plugin-memory-resource"}));
   EXPECT_EQ(child.device_refresh, serve.device_refresh);
   EXPECT_EQ(child.resync_interval, serve.resync_interval);
   EXPECT_EQ(child.include_detachable, true);

@@ -49,7 +49,9 @@ class GpuMemory : public GpuNodeTest {
     return {labels.begin(), labels.end()};
   }
 
-  std::string GpuOf(const std::string& name) { return LabelsOf(containers_.at(name))["dxshim.io/devices"]; }
+  std::string GpuOf(const std::string& name) {
+    return LabelsOf(containers_.at(name))["dxshim.io/devices"];
+  }
 
   std::map<std::string, std::string> containers_;  // by pod name
 };
@@ -64,8 +66,9 @@ TEST_F(GpuMemory, TwoSixGiPodsShareASixteenGiGpuAndTheThirdIsRefused) {
             std::to_string(6 * kGi) + "\n");
   auto refused = Pod("c", "6Gi");
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
-  EXPECT_NE(refused.error_message().find("reserves 6Gi per GPU of GPU memory, more than is free now"),
-            std::string::npos)
+  EXPECT_NE(
+      refused.error_message().find("reserves 6Gi per GPU of GPU memory, more than is free now"),
+      std::string::npos)
       << refused.error_message();
   EXPECT_NE(refused.error_message().find(
                 "16Gi, 12Gi reserved (default/a 6Gi, default/b 6Gi), 4Gi free, 2/8 pods"),
@@ -78,16 +81,18 @@ TEST_F(GpuMemory, TwoSixGiPodsShareASixteenGiGpuAndTheThirdIsRefused) {
   EXPECT_TRUE(Pod("d", "4Gi").ok()) << Log();
   refused = Pod("e", "1Gi");
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
-  EXPECT_NE(refused.error_message().find("16Gi reserved (default/a 6Gi, default/b 6Gi, default/d 4Gi)"),
-            std::string::npos)
+  EXPECT_NE(
+      refused.error_message().find("16Gi reserved (default/a 6Gi, default/b 6Gi, default/d 4Gi)"),
+      std::string::npos)
       << refused.error_message();
 
   // Bad values: INVALID_ARGUMENT naming the annotation; more than the GPU has: FAILED_PRECONDITION
   // with the node's GPUs and their memory.
   for (const char* bad : {"0", "-1Gi", "6", "lots", "1.5Gi"}) {
-    const auto s = Pod(std::string("bad-") + std::to_string(std::hash<std::string>()(bad) % 1000),
-                       bad);
-    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bad << ": " << s.error_message();
+    const auto s =
+        Pod(std::string("bad-") + std::to_string(std::hash<std::string>()(bad) % 1000), bad);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << bad << ": " << s.error_message();
     EXPECT_NE(s.error_message().find("annotation dxshim.io/gpu-memory='" + std::string(bad) + "'"),
               std::string::npos)
         << s.error_message();
@@ -109,9 +114,9 @@ TEST_F(GpuMemory, MixedPodsAreSpreadAndPackedByFreeMemory) {
   const std::string first = "0000:e2:00.0";
   const std::string second = "0000:e2:00.1";
   StartDxshim(4, {"--placement", "spread"});
-  ASSERT_TRUE(Pod("s1", "").ok()) << Log();    // 4Gi: both free, inventory order
+  ASSERT_TRUE(Pod("s1", "").ok()) << Log();      // 4Gi: both free, inventory order
   ASSERT_TRUE(Pod("s2", "10Gi").ok()) << Log();  // 16 free against 12
-  ASSERT_TRUE(Pod("s3", "").ok()) << Log();    // 12 free against 6
+  ASSERT_TRUE(Pod("s3", "").ok()) << Log();      // 12 free against 6
   EXPECT_EQ(GpuOf("s1"), first);
   EXPECT_EQ(GpuOf("s2"), second);
   EXPECT_EQ(GpuOf("s3"), first);
@@ -132,9 +137,9 @@ TEST_F(GpuMemory, MixedPodsAreSpreadAndPackedByFreeMemory) {
   containers_.clear();
 
   StartDxshim(4, {"--placement", "pack"});
-  ASSERT_TRUE(Pod("p1", "").ok()) << Log();    // 4Gi on the first
+  ASSERT_TRUE(Pod("p1", "").ok()) << Log();      // 4Gi on the first
   ASSERT_TRUE(Pod("p2", "10Gi").ok()) << Log();  // best fit: the first (12 free)
-  ASSERT_TRUE(Pod("p3", "").ok()) << Log();    // 2 free there: the second
+  ASSERT_TRUE(Pod("p3", "").ok()) << Log();      // 2 free there: the second
   ASSERT_TRUE(Pod("p4", "2Gi").ok()) << Log();   // exactly the first's 2Gi
   EXPECT_EQ(GpuOf("p1"), first);
   EXPECT_EQ(GpuOf("p2"), first);
@@ -162,19 +167,19 @@ TEST_F(GpuMemory, ChurnWithKillsNeverReservesMoreThanAGpuHas) {
     // Sum the recorded reservations of every sandbox still ready, per GPU (the default, 2Gi,
     // for pods without the label).
     v1::ListPodSandboxResponse sandboxes;
-    ASSERT_TRUE(containerd.runtime
-                    ->ListPodSandbox(Deadline(seconds(10)).get(), v1::ListPodSandboxRequest{},
-                                     &sandboxes)
-                    .ok());
+    ASSERT_TRUE(
+        containerd.runtime
+            ->ListPodSandbox(Deadline(seconds(10)).get(), v1::ListPodSandboxRequest{}, &sandboxes)
+            .ok());
     std::set<std::string> ready;
     for (const auto& s : sandboxes.items()) {
       if (s.state() == v1::SANDBOX_READY) ready.insert(s.id());
     }
     v1::ListContainersResponse listed;
-    ASSERT_TRUE(containerd.runtime
-                    ->ListContainers(Deadline(seconds(10)).get(), v1::ListContainersRequest{},
-                                     &listed)
-                    .ok());
+    ASSERT_TRUE(
+        containerd.runtime
+            ->ListContainers(Deadline(seconds(10)).get(), v1::ListContainersRequest{}, &listed)
+            .ok());
     std::map<std::string, std::uint64_t> reserved;
     std::set<std::string> counted;  // a pod counts once per GPU
     for (const auto& c : listed.containers()) {
@@ -213,9 +218,8 @@ TEST_F(GpuMemory, ChurnWithKillsNeverReservesMoreThanAGpuHas) {
         v1::RunPodSandboxResponse pod;
         if (!client.runtime->RunPodSandbox(Deadline(seconds(60)).get(), run, &pod).ok()) continue;
         std::string container;
-        const auto s =
-            client.CreateAndStart(pod.pod_sandbox_id(), run.config(), SleepingBusybox("app"),
-                                  &container);
+        const auto s = client.CreateAndStart(pod.pod_sandbox_id(), run.config(),
+                                             SleepingBusybox("app"), &container);
         if (s.ok()) {
           ++admitted;
         } else if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {

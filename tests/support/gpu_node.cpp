@@ -63,7 +63,8 @@ std::string GpuNodeTest::RunPodWith(const std::string& name,
                                     const std::map<std::string, std::string>& annotations) {
   v1::RunPodSandboxRequest run;
   *run.mutable_config() = HostNetworkPod(name, "uid-" + name, dir_ / "logs");
-  for (const auto& [key, value] : annotations) (*run.mutable_config()->mutable_annotations())[key] = value;
+  for (const auto& [key, value] : annotations)
+    (*run.mutable_config()->mutable_annotations())[key] = value;
   v1::RunPodSandboxResponse pod;
   const auto s = client_->runtime->RunPodSandbox(Deadline(seconds(60)).get(), run, &pod);
   EXPECT_TRUE(s.ok()) << s.error_message();

@@ -92,7 +92,8 @@ TEST(GpuMemory, TheAnnotationIsAQuantityWithAUnit) {
                           {"dxshim.io/containers", "app"}});
   EXPECT_EQ(r.gpu_memory, 4 * kGi);
   EXPECT_EQ(r.count, 2u);
-  EXPECT_EQ(Describe(r), "gpu=2 class=display vendor=nvidia min-memory=8192Mi gpu-memory=4Gi shared");
+  EXPECT_EQ(Describe(r),
+            "gpu=2 class=display vendor=nvidia min-memory=8192Mi gpu-memory=4Gi shared");
 }
 
 TEST(GpuMemory, FormatBytes) {
@@ -126,7 +127,7 @@ TEST(GpuMemory, SpreadTakesTheMostFreeMemoryPackTheBestFit) {
   const auto& t4a = node.devices[0].id;
   const auto& t4b = node.devices[1].id;
   const auto& amd = node.devices[2].id;
-  const Usage usage = {{t4a, Held({{"default/big", 10 * kGi}})},        // 5Gi free
+  const Usage usage = {{t4a, Held({{"default/big", 10 * kGi}})},               // 5Gi free
                        {t4b, Held({{"default/a", kGi}, {"default/b", kGi}})},  // 13Gi free
                        {amd, Held({})}};                                       // 8Gi free
   const auto any = Request({{"dxshim.io/gpu-memory", "4Gi"}});
@@ -140,11 +141,11 @@ TEST(GpuMemory, SpreadTakesTheMostFreeMemoryPackTheBestFit) {
             std::string::npos)
       << packed.explanation;
   // 6Gi fits neither the 5Gi T4 in pack order: the AMD (8Gi free) is the best fit.
-  EXPECT_EQ(Choose(node, usage, Request({{"dxshim.io/gpu-memory", "6Gi"}}),
-                   Policy(8, Placement::kPack))
-                .devices[0]
-                .id,
-            amd);
+  EXPECT_EQ(
+      Choose(node, usage, Request({{"dxshim.io/gpu-memory", "6Gi"}}), Policy(8, Placement::kPack))
+          .devices[0]
+          .id,
+      amd);
   // Equal free memory: fewer pods first for spread, more for pack.
   const Usage even = {{t4a, Held({{"default/a", 2 * kGi}})},
                       {t4b, Held({{"default/b", kGi}, {"default/c", kGi}})}};
@@ -152,9 +153,8 @@ TEST(GpuMemory, SpreadTakesTheMostFreeMemoryPackTheBestFit) {
   EXPECT_EQ(Choose(node, even, nvidia, Policy(8)).devices[0].id, t4a);
   EXPECT_EQ(Choose(node, even, nvidia, Policy(8, Placement::kPack)).devices[0].id, t4b);
   // Two GPUs: the amount on each.
-  const auto two = Choose(node, {}, Request({{"dxshim.io/gpu", "2"}, {"dxshim.io/gpu-memory",
-                                                                       "6Gi"}}),
-                          Policy(8));
+  const auto two = Choose(
+      node, {}, Request({{"dxshim.io/gpu", "2"}, {"dxshim.io/gpu-memory", "6Gi"}}), Policy(8));
   EXPECT_EQ(two.memory, (std::vector<std::uint64_t>{6 * kGi, 6 * kGi}));
 }
 
@@ -165,10 +165,9 @@ TEST(GpuMemory, DefaultsAndExclusivePods) {
   const auto placed = Choose(node, {}, Request({{"dxshim.io/vendor", "amd"}}), Policy(4));
   EXPECT_EQ(placed.memory, std::vector<std::uint64_t>{2 * kGi});
   // Exclusive: the whole GPU, and only an unheld one.
-  const auto exclusive = Choose(node, {{t4a, Held({{"default/a", kMi}})}},
-                                Request({{"dxshim.io/vendor", "nvidia"},
-                                         {"dxshim.io/sharing", "exclusive"}}),
-                                Policy(4));
+  const auto exclusive = Choose(
+      node, {{t4a, Held({{"default/a", kMi}})}},
+      Request({{"dxshim.io/vendor", "nvidia"}, {"dxshim.io/sharing", "exclusive"}}), Policy(4));
   EXPECT_EQ(exclusive.devices[0].id, node.devices[1].id);
   EXPECT_EQ(exclusive.memory, std::vector<std::uint64_t>{15 * kGi});
   // gpu-memory-reserved lowers what is shared.
@@ -200,7 +199,8 @@ TEST(GpuMemory, MoreThanAnyGpuHasIsFailedPreconditionWithTheNodesMemory) {
 TEST(GpuMemory, NotNextToWhatIsHeldIsResourceExhaustedNamingThePods) {
   auto node = Hetero();
   node.devices.resize(1);  // one T4, 15Gi
-  const Usage usage = {{node.devices[0].id, Held({{"default/a", 6 * kGi}, {"default/b", 6 * kGi}})}};
+  const Usage usage = {
+      {node.devices[0].id, Held({{"default/a", 6 * kGi}, {"default/b", 6 * kGi}})}};
   const auto message = Refusal(node, usage, Request({{"dxshim.io/gpu-memory", "6Gi"}}), Policy(8),
                                AllocationError::Kind::kMemoryExhausted);
   EXPECT_EQ(message,

@@ -63,9 +63,10 @@ TEST(Placement, TheSameInputsGiveTheSameChoice) {
   ASSERT_EQ(first.considered.size(), 3u);  // both T4s, then the AMD that does not match
   EXPECT_EQ(first.considered[0],
             "NVIDIA Tesla T4 [" + node.devices[0].location_path + "]: chosen, 0/4 pods, 15Gi free");
-  EXPECT_EQ(first.considered[1], "NVIDIA Tesla T4 [" + node.devices[1].location_path +
-                                     "]: matches, 0/4 pods, 15Gi free, spread preferred another (ties: "
-                                     "inventory order)");
+  EXPECT_EQ(first.considered[1],
+            "NVIDIA Tesla T4 [" + node.devices[1].location_path +
+                "]: matches, 0/4 pods, 15Gi free, spread preferred another (ties: "
+                "inventory order)");
   EXPECT_EQ(first.considered[2],
             "AMD Radeon Pro V520 MxGPU [" + node.devices[2].location_path + "]: vendor amd");
 }
