@@ -415,7 +415,7 @@ TEST(LedgerMemory, ARestartedLedgerKnowsEveryReservationFromTheRecord) {
     std::string message;
     EXPECT_EQ(Admit(*ledger, node, Request({{"dxshim.io/gpu-memory", "1Gi"}}), "d", &message),
               AllocationError::Kind::kMemoryExhausted);
-    EXPECT_NE(message.find("(ns/a 6Gi, ns/b 6Gi, default/c 4Gi)"), std::string::npos) << message;
+    EXPECT_NE(message.find("(default/c 4Gi, ns/a 6Gi, ns/b 6Gi)"), std::string::npos) << message;
   }
   // A hold from before memory was counted (no label) takes the default: 16Gi / 8 = 2Gi.
   RecordedContainer old = a;

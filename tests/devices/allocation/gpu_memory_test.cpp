@@ -1,7 +1,7 @@
-// GPU memory as a shared GPU is divided by it (devices/allocation/gpu_memory.h) and the placement
-// that counts it (placement.h): the dxshim.io/gpu-memory grammar and its errors, capacity and
-// the default, spread (most free memory) and pack (best fit), and the two refusals on memory.
-// Devices come from the example inventories (no GPU here).
+// GPU memory as a shared GPU is divided by it (devices/allocation/gpu_memory.h): the
+// dxshim.io/gpu-memory grammar and its errors, how amounts are written, capacity, the default
+// and what a hold takes. Placement by memory: placement_test.cpp. Devices come from the example
+// inventories (no GPU here).
 #include "devices/allocation/gpu_memory.h"
 
 #include <gtest/gtest.h>
@@ -9,8 +9,7 @@
 #include <map>
 #include <string>
 
-#include "devices/allocation/placement.h"
-#include "devices/inventory_file.h"
+#include "devices/allocation/device_request.h"
 
 namespace dxshim::devices {
 namespace {
@@ -18,45 +17,22 @@ namespace {
 constexpr std::uint64_t kGi = 1ull << 30;
 constexpr std::uint64_t kMi = 1ull << 20;
 
-Inventory Hetero() {  // T4 15Gi, T4 15Gi (same driver), AMD 8Gi
-  Inventory inv;
-  inv.devices =
-      LoadInventoryFile(DXSHIM_SOURCE_DIR "/deploy/examples/inventories/hetero-node.yaml");
-  return inv;
+// A 15Gi GPU, as the T4 of the example inventories.
+Device T4() {
+  Device d;
+  d.id = "t4";
+  d.dedicated_memory = 15 * kGi;
+  return d;
+}
+
+AllocationPolicy Policy(unsigned max) {
+  AllocationPolicy p;
+  p.max_containers_per_device = max;
+  return p;
 }
 
 DeviceRequest Request(const std::map<std::string, std::string>& annotations) {
   return *ParseDeviceRequest(annotations);
-}
-
-AllocationPolicy Policy(unsigned max, Placement placement = Placement::kSpread) {
-  AllocationPolicy p;
-  p.max_containers_per_device = max;
-  p.placement = placement;
-  return p;
-}
-
-// A device held by pods that each recorded `each` bytes.
-DeviceUsage Held(std::initializer_list<std::pair<const char*, std::uint64_t>> pods) {
-  DeviceUsage u;
-  for (const auto& [pod, bytes] : pods) {
-    ++u.pods;
-    u.memory += bytes;
-    u.holders.push_back({pod, bytes, false});
-  }
-  return u;
-}
-
-std::string Refusal(const Inventory& node, const Usage& usage, const DeviceRequest& request,
-                    const AllocationPolicy& policy, AllocationError::Kind kind) {
-  try {
-    Choose(node, usage, request, policy);
-  } catch (const AllocationError& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no AllocationError";
-  return "";
 }
 
 TEST(GpuMemory, TheAnnotationIsAQuantityWithAUnit) {
@@ -106,7 +82,7 @@ TEST(GpuMemory, FormatBytes) {
 }
 
 TEST(GpuMemory, CapacityDefaultAndWhatAHoldTakes) {
-  const auto t4 = Hetero().devices[0];  // 15Gi
+  const auto t4 = T4();
   auto policy = Policy(4);
   EXPECT_EQ(MemoryCapacity(t4, policy), 15 * kGi);
   EXPECT_EQ(DefaultGpuMemory(t4, policy), 15 * kGi / 4);
@@ -120,98 +96,6 @@ TEST(GpuMemory, CapacityDefaultAndWhatAHoldTakes) {
   EXPECT_EQ(HeldGpuMemory(t4, 5 * kGi, true, policy), 14 * kGi);
   policy.gpu_memory_reserved = 64 * kGi;  // more than the GPU has: nothing to share
   EXPECT_EQ(MemoryCapacity(t4, policy), 0u);
-}
-
-TEST(GpuMemory, SpreadTakesTheMostFreeMemoryPackTheBestFit) {
-  const auto node = Hetero();
-  const auto& t4a = node.devices[0].id;
-  const auto& t4b = node.devices[1].id;
-  const auto& amd = node.devices[2].id;
-  const Usage usage = {{t4a, Held({{"default/big", 10 * kGi}})},               // 5Gi free
-                       {t4b, Held({{"default/a", kGi}, {"default/b", kGi}})},  // 13Gi free
-                       {amd, Held({})}};                                       // 8Gi free
-  const auto any = Request({{"dxshim.io/gpu-memory", "4Gi"}});
-  // Across vendors: the AMD (8Gi free) is not preferred over the T4 with 13Gi.
-  EXPECT_EQ(Choose(node, usage, any, Policy(8)).devices[0].id, t4b);
-  // Pack: least free memory that still fits, so the 5Gi T4.
-  const auto packed = Choose(node, usage, any, Policy(8, Placement::kPack));
-  EXPECT_EQ(packed.devices[0].id, t4a);
-  EXPECT_EQ(packed.memory, std::vector<std::uint64_t>{4 * kGi});
-  EXPECT_NE(packed.explanation.find("(reserves 4Gi of 15Gi, 5Gi free and 1/8 pods before)"),
-            std::string::npos)
-      << packed.explanation;
-  // 6Gi fits neither the 5Gi T4 in pack order: the AMD (8Gi free) is the best fit.
-  EXPECT_EQ(
-      Choose(node, usage, Request({{"dxshim.io/gpu-memory", "6Gi"}}), Policy(8, Placement::kPack))
-          .devices[0]
-          .id,
-      amd);
-  // Equal free memory: fewer pods first for spread, more for pack.
-  const Usage even = {{t4a, Held({{"default/a", 2 * kGi}})},
-                      {t4b, Held({{"default/b", kGi}, {"default/c", kGi}})}};
-  const auto nvidia = Request({{"dxshim.io/vendor", "nvidia"}, {"dxshim.io/gpu-memory", "1Gi"}});
-  EXPECT_EQ(Choose(node, even, nvidia, Policy(8)).devices[0].id, t4a);
-  EXPECT_EQ(Choose(node, even, nvidia, Policy(8, Placement::kPack)).devices[0].id, t4b);
-  // Two GPUs: the amount on each.
-  const auto two = Choose(
-      node, {}, Request({{"dxshim.io/gpu", "2"}, {"dxshim.io/gpu-memory", "6Gi"}}), Policy(8));
-  EXPECT_EQ(two.memory, (std::vector<std::uint64_t>{6 * kGi, 6 * kGi}));
-}
-
-TEST(GpuMemory, DefaultsAndExclusivePods) {
-  const auto node = Hetero();
-  const auto& t4a = node.devices[0].id;
-  // No amount: the default, each GPU's capacity over max-containers-per-device.
-  const auto placed = Choose(node, {}, Request({{"dxshim.io/vendor", "amd"}}), Policy(4));
-  EXPECT_EQ(placed.memory, std::vector<std::uint64_t>{2 * kGi});
-  // Exclusive: the whole GPU, and only an unheld one.
-  const auto exclusive = Choose(
-      node, {{t4a, Held({{"default/a", kMi}})}},
-      Request({{"dxshim.io/vendor", "nvidia"}, {"dxshim.io/sharing", "exclusive"}}), Policy(4));
-  EXPECT_EQ(exclusive.devices[0].id, node.devices[1].id);
-  EXPECT_EQ(exclusive.memory, std::vector<std::uint64_t>{15 * kGi});
-  // gpu-memory-reserved lowers what is shared.
-  auto policy = Policy(4);
-  policy.gpu_memory_reserved = 3 * kGi;
-  EXPECT_EQ(Choose(node, {}, Request({{"dxshim.io/vendor", "amd"}}), policy).memory,
-            std::vector<std::uint64_t>{5 * kGi / 4});
-}
-
-TEST(GpuMemory, MoreThanAnyGpuHasIsFailedPreconditionWithTheNodesMemory) {
-  const auto node = Hetero();
-  auto message = Refusal(node, {}, Request({{"dxshim.io/gpu-memory", "16Gi"}}), Policy(4),
-                         AllocationError::Kind::kMemoryTooLarge);
-  EXPECT_EQ(message,
-            "no GPU that matches the request (gpu=1 gpu-memory=16Gi shared) has 16Gi of memory "
-            "to share; this node has: NVIDIA Tesla T4 (nvidia, display, 15360Mi); NVIDIA Tesla "
-            "T4 (nvidia, display, 15360Mi); AMD Radeon Pro V520 MxGPU (amd, display, 8192Mi)");
-  auto policy = Policy(4);
-  policy.gpu_memory_reserved = kGi;
-  message = Refusal(node, {}, Request({{"dxshim.io/gpu-memory", "15Gi"}}), policy,
-                    AllocationError::Kind::kMemoryTooLarge);
-  EXPECT_NE(message.find("(dedicated memory less gpu-memory-reserved 1Gi)"), std::string::npos)
-      << message;
-  // A request that matches nothing for another reason stays kImpossible.
-  Refusal(node, {}, Request({{"dxshim.io/gpu-memory", "16Gi"}, {"dxshim.io/vendor", "intel"}}),
-          Policy(4), AllocationError::Kind::kImpossible);
-}
-
-TEST(GpuMemory, NotNextToWhatIsHeldIsResourceExhaustedNamingThePods) {
-  auto node = Hetero();
-  node.devices.resize(1);  // one T4, 15Gi
-  const Usage usage = {
-      {node.devices[0].id, Held({{"default/a", 6 * kGi}, {"default/b", 6 * kGi}})}};
-  const auto message = Refusal(node, usage, Request({{"dxshim.io/gpu-memory", "6Gi"}}), Policy(8),
-                               AllocationError::Kind::kMemoryExhausted);
-  EXPECT_EQ(message,
-            "the request (gpu=1 gpu-memory=6Gi shared) reserves 6Gi per GPU of GPU memory, more "
-            "than is free now on the 1 matching GPU(s): NVIDIA Tesla T4 [" +
-                node.devices[0].location_path +
-                "]: 15Gi, 12Gi reserved (default/a 6Gi, default/b 6Gi), 3Gi free, 2/8 pods");
-  // 3Gi still fits; a pod count that is full is the old refusal.
-  EXPECT_NO_THROW(Choose(node, usage, Request({{"dxshim.io/gpu-memory", "3Gi"}}), Policy(8)));
-  Refusal(node, usage, Request({{"dxshim.io/gpu-memory", "1Gi"}}), Policy(2),
-          AllocationError::Kind::kExhausted);
 }
 
 }  // namespace

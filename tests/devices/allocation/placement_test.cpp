@@ -26,7 +26,7 @@ DeviceRequest Request(const std::map<std::string, std::string>& annotations) {
   return *ParseDeviceRequest(annotations);
 }
 
-AllocationPolicy Policy(unsigned max, Placement placement) {
+AllocationPolicy Policy(unsigned max, Placement placement = Placement::kSpread) {
   AllocationPolicy p;
   p.max_containers_per_device = max;
   p.placement = placement;
@@ -43,6 +43,17 @@ std::string Refusal(const Inventory& node, const Usage& usage, const DeviceReque
   }
   ADD_FAILURE() << "no AllocationError";
   return "";
+}
+
+// A device held by pods that each recorded `each` bytes.
+DeviceUsage Held(std::initializer_list<std::pair<const char*, std::uint64_t>> pods) {
+  DeviceUsage u;
+  for (const auto& [pod, bytes] : pods) {
+    ++u.pods;
+    u.memory += bytes;
+    u.holders.push_back({pod, bytes, false});
+  }
+  return u;
 }
 
 TEST(Placement, TheSameInputsGiveTheSameChoice) {
@@ -114,6 +125,103 @@ TEST(Placement, EachRefusalNamesTheRequestAndThePods) {
                 "NVIDIA Tesla T4 [" + node.devices[1].location_path +
                 "]: 15Gi, 15Gi reserved (default/b 15Gi exclusive), 0B free, 1/1 pods "
                 "(exclusive)");
+}
+
+// GPU memory (gpu_memory.h): spread takes the most free memory, pack the best fit, defaults and
+// exclusive pods reserve what they should, and the two refusals on memory.
+constexpr std::uint64_t kGi = 1ull << 30;
+constexpr std::uint64_t kMi = 1ull << 20;
+
+TEST(Placement, SpreadTakesTheMostFreeMemoryPackTheBestFit) {
+  const auto node = Hetero();
+  const auto& t4a = node.devices[0].id;
+  const auto& t4b = node.devices[1].id;
+  const auto& amd = node.devices[2].id;
+  const Usage usage = {{t4a, Held({{"default/big", 10 * kGi}})},               // 5Gi free
+                       {t4b, Held({{"default/a", kGi}, {"default/b", kGi}})},  // 13Gi free
+                       {amd, Held({})}};                                       // 8Gi free
+  const auto any = Request({{"dxshim.io/gpu-memory", "4Gi"}});
+  // Across vendors: the AMD (8Gi free) is not preferred over the T4 with 13Gi.
+  EXPECT_EQ(Choose(node, usage, any, Policy(8)).devices[0].id, t4b);
+  // Pack: least free memory that still fits, so the 5Gi T4.
+  const auto packed = Choose(node, usage, any, Policy(8, Placement::kPack));
+  EXPECT_EQ(packed.devices[0].id, t4a);
+  EXPECT_EQ(packed.memory, std::vector<std::uint64_t>{4 * kGi});
+  EXPECT_NE(packed.explanation.find("(reserves 4Gi of 15Gi, 5Gi free and 1/8 pods before)"),
+            std::string::npos)
+      << packed.explanation;
+  // 6Gi fits neither the 5Gi T4 in pack order: the AMD (8Gi free) is the best fit.
+  EXPECT_EQ(
+      Choose(node, usage, Request({{"dxshim.io/gpu-memory", "6Gi"}}), Policy(8, Placement::kPack))
+          .devices[0]
+          .id,
+      amd);
+  // Equal free memory: fewer pods first for spread, more for pack.
+  const Usage even = {{t4a, Held({{"default/a", 2 * kGi}})},
+                      {t4b, Held({{"default/b", kGi}, {"default/c", kGi}})}};
+  const auto nvidia = Request({{"dxshim.io/vendor", "nvidia"}, {"dxshim.io/gpu-memory", "1Gi"}});
+  EXPECT_EQ(Choose(node, even, nvidia, Policy(8)).devices[0].id, t4a);
+  EXPECT_EQ(Choose(node, even, nvidia, Policy(8, Placement::kPack)).devices[0].id, t4b);
+  // Two GPUs: the amount on each.
+  const auto two = Choose(
+      node, {}, Request({{"dxshim.io/gpu", "2"}, {"dxshim.io/gpu-memory", "6Gi"}}), Policy(8));
+  EXPECT_EQ(two.memory, (std::vector<std::uint64_t>{6 * kGi, 6 * kGi}));
+}
+
+TEST(Placement, DefaultsAndExclusivePods) {
+  const auto node = Hetero();
+  const auto& t4a = node.devices[0].id;
+  // No amount: the default, each GPU's capacity over max-containers-per-device.
+  const auto placed = Choose(node, {}, Request({{"dxshim.io/vendor", "amd"}}), Policy(4));
+  EXPECT_EQ(placed.memory, std::vector<std::uint64_t>{2 * kGi});
+  // Exclusive: the whole GPU, and only an unheld one.
+  const auto exclusive = Choose(
+      node, {{t4a, Held({{"default/a", kMi}})}},
+      Request({{"dxshim.io/vendor", "nvidia"}, {"dxshim.io/sharing", "exclusive"}}), Policy(4));
+  EXPECT_EQ(exclusive.devices[0].id, node.devices[1].id);
+  EXPECT_EQ(exclusive.memory, std::vector<std::uint64_t>{15 * kGi});
+  // gpu-memory-reserved lowers what is shared.
+  auto policy = Policy(4);
+  policy.gpu_memory_reserved = 3 * kGi;
+  EXPECT_EQ(Choose(node, {}, Request({{"dxshim.io/vendor", "amd"}}), policy).memory,
+            std::vector<std::uint64_t>{5 * kGi / 4});
+}
+
+TEST(Placement, MoreThanAnyGpuHasIsFailedPreconditionWithTheNodesMemory) {
+  const auto node = Hetero();
+  auto message = Refusal(node, {}, Request({{"dxshim.io/gpu-memory", "16Gi"}}), Policy(4),
+                         AllocationError::Kind::kMemoryTooLarge);
+  EXPECT_EQ(message,
+            "no GPU that matches the request (gpu=1 gpu-memory=16Gi shared) has 16Gi of memory "
+            "to share; this node has: NVIDIA Tesla T4 (nvidia, display, 15360Mi); NVIDIA Tesla "
+            "T4 (nvidia, display, 15360Mi); AMD Radeon Pro V520 MxGPU (amd, display, 8192Mi)");
+  auto policy = Policy(4);
+  policy.gpu_memory_reserved = kGi;
+  message = Refusal(node, {}, Request({{"dxshim.io/gpu-memory", "15Gi"}}), policy,
+                    AllocationError::Kind::kMemoryTooLarge);
+  EXPECT_NE(message.find("(dedicated memory less gpu-memory-reserved 1Gi)"), std::string::npos)
+      << message;
+  // A request that matches nothing for another reason stays kImpossible.
+  Refusal(node, {}, Request({{"dxshim.io/gpu-memory", "16Gi"}, {"dxshim.io/vendor", "intel"}}),
+          Policy(4), AllocationError::Kind::kImpossible);
+}
+
+TEST(Placement, NotNextToWhatIsHeldIsResourceExhaustedNamingThePods) {
+  auto node = Hetero();
+  node.devices.resize(1);  // one T4, 15Gi
+  const Usage usage = {
+      {node.devices[0].id, Held({{"default/a", 6 * kGi}, {"default/b", 6 * kGi}})}};
+  const auto message = Refusal(node, usage, Request({{"dxshim.io/gpu-memory", "6Gi"}}), Policy(8),
+                               AllocationError::Kind::kMemoryExhausted);
+  EXPECT_EQ(message,
+            "the request (gpu=1 gpu-memory=6Gi shared) reserves 6Gi per GPU of GPU memory, more "
+            "than is free now on the 1 matching GPU(s): NVIDIA Tesla T4 [" +
+                node.devices[0].location_path +
+                "]: 15Gi, 12Gi reserved (default/a 6Gi, default/b 6Gi), 3Gi free, 2/8 pods");
+  // 3Gi still fits; a pod count that is full is the old refusal.
+  EXPECT_NO_THROW(Choose(node, usage, Request({{"dxshim.io/gpu-memory", "3Gi"}}), Policy(8)));
+  Refusal(node, usage, Request({{"dxshim.io/gpu-memory", "1Gi"}}), Policy(2),
+          AllocationError::Kind::kExhausted);
 }
 
 }  // namespace
