@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #include "config/serve_config.h"
 #include "config/serve_option_table.h"
@@ -17,6 +19,8 @@
 #include "shim/cli/serve_options.h"
 #include "shim/cli/stop_request.h"
 #include "shim/device_plugin/device_plugin_server.h"
+#include "shim/device_plugin/plugin_memory_units.h"
+#include "shim/device_plugin/plugin_slots.h"
 #include "shim/device_plugin/plugin_sockets.h"
 #include "shim/ledger/runtime_record_poller.h"
 #include "shim/proxy/endpoint.h"
@@ -79,15 +83,48 @@ int ParseDevicePlugin(int argc, char** argv, config::ServeConfig& cfg, long& par
   return -1;
 }
 
-// The same record of the runtime serve's ledger is rebuilt from: the slots that pods the
-// scheduler does not count hold (annotation-only, exclusive) are advertised as Unhealthy.
-RuntimeRecordPoller::Consumer FeedSlots(device_plugin::DevicePluginServer& server) {
+using Servers = std::vector<std::unique_ptr<device_plugin::DevicePluginServer>>;
+
+// The same record of the runtime serve's ledger is rebuilt from, for every resource: the slots
+// and memory units that pods the scheduler does not count hold (annotation-only, exclusive, the
+// other resource's) are advertised as Unhealthy.
+RuntimeRecordPoller::Consumer FeedRecord(const Servers& servers) {
   RuntimeRecordPoller::Consumer feed;
-  feed.listed = [&server](const RuntimeRecordPoller::Listing& listing) {
-    server.SetRecord(listing.record);
+  feed.listed = [&servers](const RuntimeRecordPoller::Listing& listing) {
+    for (const auto& server : servers) server->SetRecord(listing.record);
     return HoldingPods(listing.record);
   };
   return feed;
+}
+
+// A server per resource: pod slots (device-plugin-resource), and memory units
+// (device-plugin-memory-resource) unless that is empty, each on its own socket.
+Servers MakeServers(const config::ServeConfig& cfg, device_plugin::PluginSockets sockets,
+                    const devices::DeviceSnapshot& snapshot) {
+  Servers servers;
+  device_plugin::DevicePluginOptions options;
+  options.dir = cfg.device_plugin_dir;
+  options.sockets = sockets;
+  options.resource_name = cfg.device_plugin_resource;
+  options.endpoint = device_plugin::kSlotsEndpoint;
+  servers.push_back(std::make_unique<device_plugin::DevicePluginServer>(
+      options, snapshot,
+      std::make_unique<device_plugin::PluginSlots>(cfg.policy.max_containers_per_device)));
+  if (cfg.device_plugin_memory_resource.empty()) return servers;
+  if (cfg.device_plugin_memory_resource == cfg.device_plugin_resource) {
+    // Kubelet keeps one plugin per resource name: the second registration would replace the
+    // first.
+    spdlog::error(
+        "device plugin: device-plugin-memory-resource names {}, the slots' resource too; the "
+        "memory resource is not registered",
+        cfg.device_plugin_resource);
+    return servers;
+  }
+  options.resource_name = cfg.device_plugin_memory_resource;
+  options.endpoint = device_plugin::kMemoryEndpoint;
+  servers.push_back(std::make_unique<device_plugin::DevicePluginServer>(
+      options, snapshot, std::make_unique<device_plugin::PluginMemoryUnits>(cfg.policy)));
+  return servers;
 }
 
 }  // namespace
@@ -107,18 +144,13 @@ int RunDevicePlugin(int argc, char** argv) {
     spdlog::critical("device plugin: device source: {}", e.what());
     return 2;
   }
-  device_plugin::DevicePluginOptions options;
-  options.dir = cfg.device_plugin_dir;
-  options.resource_name = cfg.device_plugin_resource;
-  options.slots_per_gpu = cfg.policy.max_containers_per_device;
-  options.sockets = sockets;
-  device_plugin::DevicePluginServer server(options, *snapshot);
+  const auto servers = MakeServers(cfg, sockets, *snapshot);
   std::unique_ptr<RuntimeRecordPoller> sync;
   std::unique_ptr<PipeBridges> pipes;
   try {
     auto runtime = ParseEndpoint(cfg.runtime);
     pipes = PipeBridges::ForPlugin(runtime);
-    sync = std::make_unique<RuntimeRecordPoller>(runtime, cfg.resync_interval, FeedSlots(server),
+    sync = std::make_unique<RuntimeRecordPoller>(runtime, cfg.resync_interval, FeedRecord(servers),
                                                  "device plugin: runtime record");
   } catch (const std::exception& e) {
     spdlog::critical("device plugin: runtime {}: {}", cfg.runtime, e.what());
@@ -139,13 +171,13 @@ int RunDevicePlugin(int argc, char** argv) {
       }
     });
   }
-  server.Start();
+  for (const auto& server : servers) server->Start();
   const auto why = stop.Wait();
   spdlog::debug("device plugin: stopping: {}", why);
   stopping = true;
   if (notifications.joinable()) notifications.join();
   sync.reset();
-  server.Stop();
+  for (const auto& server : servers) server->Stop();
   return 0;
 }
 

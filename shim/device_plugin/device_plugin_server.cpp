@@ -56,10 +56,11 @@ struct DevicePluginServer::Serving {
 };
 
 DevicePluginServer::DevicePluginServer(DevicePluginOptions options,
-                                       const devices::DeviceSnapshot& snapshot)
+                                       const devices::DeviceSnapshot& snapshot,
+                                       std::unique_ptr<PluginResource> resource)
     : options_(std::move(options)),
       snapshot_(snapshot),
-      slots_(options_.slots_per_gpu),
+      resource_(std::move(resource)),
       endpoint_(options_.endpoint),
       socket_path_(Join(options_.dir, endpoint_)),
       kubelet_socket_(Join(options_.dir, "kubelet.sock")) {}
@@ -68,9 +69,9 @@ DevicePluginServer::~DevicePluginServer() { Stop(); }
 
 void DevicePluginServer::Start() {
   if (thread_.joinable()) return;
-  spdlog::info(
-      "device plugin: {} ({} slot(s) per GPU), sockets {}, registering with {} once it exists",
-      options_.resource_name, options_.slots_per_gpu, ToString(options_.sockets), kubelet_socket_);
+  spdlog::info("device plugin: {} ({}), sockets {}, registering with {} once it exists",
+               options_.resource_name, resource_->Describe(), ToString(options_.sockets),
+               kubelet_socket_);
   if (options_.sockets == PluginSockets::kBridgedTcpStandIn) {
     spdlog::warn(
         "device plugin: its sockets are loopback-TCP stand-ins for AF_UNIX ({}=tcp-stand-in, for "
@@ -116,7 +117,8 @@ void DevicePluginServer::Watch() {
     const auto kubelet = socket_bridge::IdentifyFile(kubelet_socket_);
     if (!kubelet.exists) {
       if (registered_ || !waiting_logged) {
-        spdlog::info("device plugin: waiting for kubelet ({} does not exist)", kubelet_socket_);
+        spdlog::info("device plugin: {}: waiting for kubelet ({} does not exist)",
+                     options_.resource_name, kubelet_socket_);
       }
       waiting_logged = true;
       registered_ = false;
@@ -124,7 +126,8 @@ void DevicePluginServer::Watch() {
       waiting_logged = false;
       KeepServing();
       if (registered_ && (stream_ended || kubelet != registered_with_)) {
-        spdlog::info("device plugin: kubelet restarted ({}); registering again",
+        spdlog::info("device plugin: {}: kubelet restarted ({}); registering again",
+                     options_.resource_name,
                      stream_ended ? "the ListAndWatch stream of its registration ended"
                                   : kubelet_socket_ + " is a new file");
         registered_ = false;
@@ -154,7 +157,8 @@ void DevicePluginServer::RegisterOnce(const FileId& kubelet) {
   std::string error;
   if (!Register(error)) {
     if (error != last_error_)
-      spdlog::warn("device plugin: registration failed, retrying: {}", error);
+      spdlog::warn("device plugin: registering {} failed, retrying: {}", options_.resource_name,
+                   error);
     last_error_ = error;
     return;
   }
@@ -217,7 +221,7 @@ bool DevicePluginServer::EnsureServing() {
     std::filesystem::remove(socket_path_, ec);  // a stale socket of an earlier run
     {
       std::lock_guard lock(serving_mutex_);
-      serving->service = std::make_unique<DevicePluginService>(snapshot_, slots_, record_,
+      serving->service = std::make_unique<DevicePluginService>(snapshot_, *resource_, record_,
                                                                PeerAdmission(), WatchEndedHook());
     }
     grpc::ServerBuilder builder;
@@ -271,7 +275,7 @@ bool DevicePluginServer::ServeBridged(Serving& serving, std::string& error) {
       [](const std::string& line) { spdlog::warn("device plugin: {}", line); });
   {
     std::lock_guard lock(serving_mutex_);
-    serving.service = std::make_unique<DevicePluginService>(snapshot_, slots_, record_,
+    serving.service = std::make_unique<DevicePluginService>(snapshot_, *resource_, record_,
                                                             std::move(admit), WatchEndedHook());
   }
   int port = 0;

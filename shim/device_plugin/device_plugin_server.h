@@ -1,6 +1,9 @@
-// dxshim's kubelet device plugin: serves the DevicePlugin service on `<dir>/<endpoint>` and
-// registers it with kubelet's Registration service on `<dir>/kubelet.sock`. A watcher thread
-// keeps it registered across kubelet restarts, by three signs, any of which is enough:
+// dxshim's kubelet device plugin for one resource (plugin_resource.h): serves the DevicePlugin
+// service on `<dir>/<endpoint>` and registers it with kubelet's Registration service on
+// `<dir>/kubelet.sock`. `dxshim device-plugin` runs one per resource (pod slots on
+// kSlotsEndpoint, memory units on kMemoryEndpoint), each on its own socket, as kubelet wants. A
+// watcher thread keeps it registered across kubelet restarts, by three signs, any of which is
+// enough:
 // - its own socket vanished (kubelet removes the sockets in its directory when it starts): serve
 //   again and register again;
 // - kubelet.sock is a new file (device and inode, or volume and file index, and its creation
@@ -28,7 +31,7 @@
 
 #include "devices/device_source.h"
 #include "shim/device_plugin/device_plugin_service.h"
-#include "shim/device_plugin/plugin_slots.h"
+#include "shim/device_plugin/plugin_resource.h"
 #include "shim/device_plugin/plugin_sockets.h"
 #include "shim/socket_bridge/socket_file.h"
 #include "shim/socket_bridge/socket_forwarder.h"
@@ -39,19 +42,24 @@ class Server;
 
 namespace dxshim::device_plugin {
 
+// The sockets of the two resources (kGrpcUnix), or their stems before "-<unix ms>.sock" (the
+// bridged modes): neither stem followed by "-<digits>.sock" is the other's.
+inline constexpr char kSlotsEndpoint[] = "dxshim.sock";
+inline constexpr char kMemoryEndpoint[] = "dxshim-memory.sock";
+
 struct DevicePluginOptions {
   std::string dir;            // kubelet's device-plugin directory
   std::string resource_name;  // e.g. dxshim.io/gpu
   // The socket's name (kGrpcUnix), or its stem before "-<unix ms>.sock" (the bridged modes).
-  std::string endpoint = "dxshim.sock";
+  std::string endpoint = kSlotsEndpoint;
   PluginSockets sockets = DefaultPluginSockets();
-  unsigned slots_per_gpu = 1;
   std::chrono::milliseconds watch_interval{1000};
 };
 
 class DevicePluginServer {
  public:
-  DevicePluginServer(DevicePluginOptions options, const devices::DeviceSnapshot& snapshot);
+  DevicePluginServer(DevicePluginOptions options, const devices::DeviceSnapshot& snapshot,
+                     std::unique_ptr<PluginResource> resource);
   ~DevicePluginServer();
   DevicePluginServer(const DevicePluginServer&) = delete;
   DevicePluginServer& operator=(const DevicePluginServer&) = delete;
@@ -62,7 +70,7 @@ class DevicePluginServer {
   // unhealthy when the plugin's stream ends, until a registration comes again.
   void Stop();
   // What the runtime says about who holds which GPU (each resync of the runtime record); the
-  // service works out from it the slots that pods the scheduler does not count hold.
+  // service works out from it the devices that pods the scheduler does not count hold.
   void SetRecord(RuntimeRecord record);
 
  private:
@@ -85,7 +93,7 @@ class DevicePluginServer {
 
   const DevicePluginOptions options_;
   const devices::DeviceSnapshot& snapshot_;
-  PluginSlots slots_;
+  const std::unique_ptr<PluginResource> resource_;
   std::string endpoint_;     // the name served now (the watcher thread's)
   std::string socket_path_;  // <dir>/<endpoint_>
   const std::string kubelet_socket_;

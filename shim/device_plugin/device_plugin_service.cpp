@@ -6,25 +6,22 @@
 #include <optional>
 #include <set>
 
-#include "devices/allocation/device_request.h"
-#include "devices/dxshim_keys.h"
-
 namespace dxshim::device_plugin {
 namespace {
 
-v1beta1::ListAndWatchResponse ToResponse(const std::vector<PluginSlot>& slots) {
+v1beta1::ListAndWatchResponse ToResponse(const std::vector<PluginDevice>& devices) {
   v1beta1::ListAndWatchResponse response;
-  for (const auto& slot : slots) {
+  for (const auto& d : devices) {
     auto* device = response.add_devices();
-    device->set_id(slot.id);
-    device->set_health(slot.healthy ? "Healthy" : "Unhealthy");
+    device->set_id(d.id);
+    device->set_health(d.healthy ? "Healthy" : "Unhealthy");
   }
   return response;
 }
 
-std::size_t Healthy(const std::vector<PluginSlot>& slots) {
-  return static_cast<std::size_t>(
-      std::count_if(slots.begin(), slots.end(), [](const PluginSlot& s) { return s.healthy; }));
+std::size_t Healthy(const std::vector<PluginDevice>& devices) {
+  return static_cast<std::size_t>(std::count_if(devices.begin(), devices.end(),
+                                                [](const PluginDevice& d) { return d.healthy; }));
 }
 
 grpc::ServerUnaryReactor* Done(grpc::CallbackServerContext* context, grpc::Status status) {
@@ -52,15 +49,16 @@ class RefusedWatch final : public grpc::ServerWriteReactor<v1beta1::ListAndWatch
 class DevicePluginService::Watch final
     : public grpc::ServerWriteReactor<v1beta1::ListAndWatchResponse> {
  public:
-  Watch(DevicePluginService& service, const std::vector<PluginSlot>& slots, std::uint64_t number)
+  Watch(DevicePluginService& service, const std::vector<PluginDevice>& devices,
+        std::uint64_t number)
       : service_(service), number_(number) {
-    Push(slots);
+    Push(devices);
   }
 
-  void Push(const std::vector<PluginSlot>& slots) {
+  void Push(const std::vector<PluginDevice>& devices) {
     std::lock_guard lock(mutex_);
     if (ending_) return;
-    pending_ = ToResponse(slots);
+    pending_ = ToResponse(devices);
     if (!writing_) WriteNextLocked();
   }
 
@@ -110,16 +108,15 @@ class DevicePluginService::Watch final
 };
 
 DevicePluginService::DevicePluginService(const devices::DeviceSnapshot& snapshot,
-                                         PluginSlots& slots, RuntimeRecord record,
+                                         PluginResource& resource, RuntimeRecord record,
                                          PeerAdmission admit, WatchEnded watch_ended)
     : snapshot_(snapshot),
-      slots_(slots),
+      resource_(resource),
       admit_(std::move(admit)),
       watch_ended_(std::move(watch_ended)),
       record_(std::move(record)) {
   const auto inventory = snapshot_.Current();
-  gap_ = FindSchedulerGap(record_, slots_.slots_per_gpu(), *inventory);
-  current_ = slots_.For(*inventory, gap_);
+  current_ = resource_.Advertised(*inventory, record_, gap_);
   follower_ = std::make_unique<devices::SnapshotFollower>(snapshot_, inventory->generation,
                                                           [this](const devices::Inventory&) {
                                                             std::lock_guard lock(mutex_);
@@ -162,14 +159,13 @@ void DevicePluginService::SetRecord(RuntimeRecord record) {
 
 void DevicePluginService::UpdateLocked(const char* why) {
   const auto inventory = snapshot_.Current();
-  gap_ = FindSchedulerGap(record_, slots_.slots_per_gpu(), *inventory);
-  auto slots = slots_.For(*inventory, gap_);
-  if (slots == current_) return;
-  current_ = std::move(slots);
+  auto devices = resource_.Advertised(*inventory, record_, gap_);
+  if (devices == current_) return;
+  current_ = std::move(devices);
   spdlog::info(
-      "device plugin: {}: {} slot(s), {} healthy ({} held outside the scheduler's count); "
+      "device plugin: {}: {} {}(s), {} healthy ({} held outside the scheduler's count); "
       "telling {} watcher(s)",
-      why, current_.size(), Healthy(current_), gap_.unseen, watches_.size());
+      why, current_.size(), resource_.noun(), Healthy(current_), gap_.unseen, watches_.size());
   for (auto* watch : watches_) watch->Push(current_);
 }
 
@@ -181,8 +177,8 @@ grpc::ServerUnaryReactor* DevicePluginService::GetDevicePluginOptions(
     grpc::CallbackServerContext* context, const v1beta1::Empty*,
     v1beta1::DevicePluginOptions* response) {
   if (!Admitted(context)) return Done(context, Refused());
-  // No PreStartContainer and no preferred allocation: slots are interchangeable, the GPUs are
-  // chosen at CreateContainer.
+  // No PreStartContainer and no preferred allocation: the devices are interchangeable, the GPUs
+  // are chosen at CreateContainer.
   response->set_pre_start_required(false);
   response->set_get_preferred_allocation_available(false);
   return Done(context, grpc::Status::OK);
@@ -195,8 +191,8 @@ grpc::ServerWriteReactor<v1beta1::ListAndWatchResponse>* DevicePluginService::Li
   auto* watch = new Watch(*this, current_, ++watches_opened_);
   watches_.insert(watch);
   if (stopping_) watch->End();
-  spdlog::info("device plugin: kubelet is watching: {} slot(s), {} healthy", current_.size(),
-               Healthy(current_));
+  spdlog::info("device plugin: kubelet is watching: {} {}(s), {} healthy", current_.size(),
+               resource_.noun(), Healthy(current_));
   return watch;
 }
 
@@ -205,7 +201,7 @@ grpc::ServerUnaryReactor* DevicePluginService::GetPreferredAllocation(
     v1beta1::PreferredAllocationResponse* response) {
   if (!Admitted(context)) return Done(context, Refused());
   // Not advertised (get_preferred_allocation_available is false); answered all the same with
-  // what kubelet must include, then the first available slots.
+  // what kubelet must include, then the first available devices.
   for (const auto& container : request->container_requests()) {
     auto* out = response->add_container_responses();
     std::set<std::string> chosen;
@@ -225,20 +221,19 @@ grpc::ServerUnaryReactor* DevicePluginService::Allocate(grpc::CallbackServerCont
                                                         v1beta1::AllocateResponse* response) {
   if (!Admitted(context)) return Done(context, Refused());
   for (const auto& container : request->container_requests()) {
-    std::string slots;
+    std::string ids;
     for (const auto& id : container.devices_ids()) {
-      if (!slots_.Known(id)) {
+      if (!resource_.Known(id)) {
         return Done(context, {grpc::StatusCode::INVALID_ARGUMENT,
                               "dxshim device plugin: '" + id + "' is not one of its devices"});
       }
-      slots += (slots.empty() ? "" : ",") + id;
+      ids += (ids.empty() ? "" : ",") + id;
     }
-    if (slots.empty()) {
+    if (ids.empty()) {
       return Done(context, {grpc::StatusCode::INVALID_ARGUMENT,
                             "dxshim device plugin: a container request without devices"});
     }
-    (*response->add_container_responses()->mutable_annotations())[keys::kPluginSlotsAnnotation] =
-        slots;
+    (*response->add_container_responses()->mutable_annotations())[resource_.annotation()] = ids;
   }
   spdlog::debug("device plugin: allocated for {} container(s)", request->container_requests_size());
   return Done(context, grpc::Status::OK);

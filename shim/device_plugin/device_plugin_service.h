@@ -1,8 +1,9 @@
-// kubelet's DevicePlugin service as dxshim serves it. ListAndWatch sends the slots at once and
-// again whenever the device snapshot changes; Allocate hands kubelet, per container, the
-// dxshim.io/plugin-slots annotation that CreateContainer reads to know how many GPUs the
-// container asked for (which GPUs is decided there, by dxshim's policy and the pod's dxshim.io/
-// annotations).
+// kubelet's DevicePlugin service as dxshim serves it, for one resource (plugin_resource.h: pod
+// slots or memory units). ListAndWatch sends the resource's devices at once and again whenever
+// the device snapshot or the runtime's record changes them; Allocate hands kubelet, per
+// container, the resource's annotation (dxshim.io/plugin-slots, dxshim.io/plugin-memory-units)
+// that CreateContainer reads to know how many GPUs, or how much memory, the container asked for
+// (which GPUs is decided there, by dxshim's policy and the pod's dxshim.io/ annotations).
 //
 // It runs in its own process (`dxshim device-plugin`, see plugin_process.h): inside the proxy,
 // any second gRPC server, synchronous or callback, slowed every relayed call. Callback API here
@@ -22,7 +23,7 @@
 
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
 #include "devices/device_source.h"
-#include "shim/device_plugin/plugin_slots.h"
+#include "shim/device_plugin/plugin_resource.h"
 #include "shim/socket_bridge/own_connections.h"
 
 namespace dxshim::device_plugin {
@@ -39,7 +40,7 @@ using WatchEnded = std::function<void(std::uint64_t number)>;
 class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService {
  public:
   // No `admit`: every caller is answered (gRPC's own unix socket, whose file mode guards it).
-  DevicePluginService(const devices::DeviceSnapshot& snapshot, PluginSlots& slots,
+  DevicePluginService(const devices::DeviceSnapshot& snapshot, PluginResource& resource,
                       RuntimeRecord record = {}, PeerAdmission admit = {},
                       WatchEnded watch_ended = {});
   // Stop() first, and the server shut down.
@@ -47,9 +48,9 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
 
   // Ends the open ListAndWatch streams and the change watcher, so that the server can shut down.
   void Stop();
-  // The runtime's record (who holds which GPU): the slots held by pods the scheduler does not
-  // count are worked out from it and the current devices (FindSchedulerGap) whenever either
-  // changes; the open streams get the new list when it changes what is healthy.
+  // The runtime's record (who holds which GPU): the devices held by pods the scheduler does not
+  // count are worked out from it and the current GPUs (PluginResource::Advertised) whenever
+  // either changes; the open streams get the new list when it changes what is healthy.
   void SetRecord(RuntimeRecord record);
   // How many ListAndWatch streams have opened so far (the number of the latest).
   std::uint64_t watches_opened();
@@ -76,13 +77,13 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
   void Forget(Watch* watch, std::uint64_t number);
 
   const devices::DeviceSnapshot& snapshot_;
-  PluginSlots& slots_;
+  PluginResource& resource_;
   const PeerAdmission admit_;
   const WatchEnded watch_ended_;
   std::mutex mutex_;  // before a Watch's own
   std::set<Watch*> watches_;
   std::uint64_t watches_opened_ = 0;
-  std::vector<PluginSlot> current_;
+  std::vector<PluginDevice> current_;
   RuntimeRecord record_;
   SchedulerGap gap_;  // from record_ and the devices of the last update
   bool stopping_ = false;

@@ -1,23 +1,20 @@
 #include "shim/device_plugin/plugin_slots.h"
 
 #include <algorithm>
-#include <cstdint>
-#include <cstdio>
 #include <map>
+
+#include "devices/dxshim_keys.h"
 
 namespace dxshim::device_plugin {
 
 std::string PluginSlots::SlotId(const std::string& gpu_id, unsigned n) {
-  // FNV-1a: a short, stable name for a GPU id that can be longer than the 63 characters a
-  // device plugin's device ID may have (a PnP instance id).
-  std::uint32_t hash = 2166136261u;
-  for (const char c : gpu_id) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 16777619u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "gpu-%08x-%u", hash, n);
-  return buf;
+  return DeviceId("gpu", gpu_id, n);
+}
+
+const char* PluginSlots::annotation() const { return keys::kPluginSlotsAnnotation; }
+
+std::string PluginSlots::Describe() const {
+  return std::to_string(slots_per_gpu_) + " slot(s) per GPU";
 }
 
 SchedulerGap FindSchedulerGap(const RuntimeRecord& record, unsigned slots_per_gpu,
@@ -42,7 +39,7 @@ SchedulerGap FindSchedulerGap(const RuntimeRecord& record, unsigned slots_per_gp
   SchedulerGap gap;
   std::set<std::string> counted_here;  // plugin slots of pods on a present GPU
   for (const auto& [sandbox, pod] : pods) {
-    gap.counted_slots.insert(pod.slots.begin(), pod.slots.end());
+    gap.counted.insert(pod.slots.begin(), pod.slots.end());
     bool here = false;
     for (const auto& gpu : pod.gpus) {
       const auto it = used.find(gpu);
@@ -59,29 +56,30 @@ SchedulerGap FindSchedulerGap(const RuntimeRecord& record, unsigned slots_per_gp
   return gap;
 }
 
-std::vector<PluginSlot> PluginSlots::For(const devices::Inventory& inventory,
-                                         const SchedulerGap& gap) {
+std::vector<PluginDevice> PluginSlots::Advertised(const devices::Inventory& inventory,
+                                                  const RuntimeRecord& record, SchedulerGap& gap) {
+  gap = FindSchedulerGap(record, slots_per_gpu_, inventory);
+  return For(inventory, gap);
+}
+
+std::vector<PluginDevice> PluginSlots::For(const devices::Inventory& inventory,
+                                           const SchedulerGap& gap) {
   std::lock_guard lock(mutex_);
   for (const auto& d : inventory.devices) {
     if (std::find(gpus_.begin(), gpus_.end(), d.id) == gpus_.end()) gpus_.push_back(d.id);
   }
-  std::vector<PluginSlot> slots;
+  std::vector<PluginDevice> slots;
   for (const auto& gpu : gpus_) {
     const auto it = std::find_if(inventory.devices.begin(), inventory.devices.end(),
                                  [&](const devices::Device& d) { return d.id == gpu; });
     const bool healthy = it != inventory.devices.end() && it->present;
     for (unsigned n = 0; n < slots_per_gpu_; ++n) {
-      PluginSlot slot{SlotId(gpu, n), gpu, healthy};
+      PluginDevice slot{SlotId(gpu, n), gpu, healthy};
       known_.insert(slot.id);
       slots.push_back(std::move(slot));
     }
   }
-  unsigned unseen = gap.unseen;
-  for (auto it = slots.rbegin(); it != slots.rend() && unseen > 0; ++it) {
-    if (!it->healthy || gap.counted_slots.count(it->id) > 0) continue;
-    it->healthy = false;
-    --unseen;
-  }
+  MarkHeldOutside(slots, gap);
   return slots;
 }
 

@@ -6,11 +6,11 @@
 // vanished or is marked absent (kept in the list, so that kubelet lowers the allocatable count
 // instead of forgetting devices it may have handed out).
 //
-// Pods the scheduler does not count also take slots: a pod that asked only by annotation, and an
-// exclusive pod (it takes all of its GPU's slots, the scheduler counts one). The plugin reads
-// the same record of the runtime the ledger is rebuilt from and marks that many more slots
-// Unhealthy, never one kubelet gave to a pod holding GPUs, so that kubelet's allocatable count
-// is what dxshim will still admit.
+// Pods the scheduler does not count also take slots: a pod that asked only by annotation or only
+// by the memory resource (plugin_memory_units.h), and an exclusive pod (it takes all of its GPU's
+// slots, the scheduler counts one). The plugin reads the same record of the runtime the ledger is
+// rebuilt from and marks that many more slots Unhealthy, never one kubelet gave to a pod holding
+// GPUs, so that kubelet's allocatable count is what dxshim will still admit.
 #pragma once
 
 #include <mutex>
@@ -19,23 +19,10 @@
 #include <vector>
 
 #include "devices/device_source.h"
+#include "shim/device_plugin/plugin_resource.h"
 #include "shim/ledger/runtime_record.h"
 
 namespace dxshim::device_plugin {
-
-struct PluginSlot {
-  std::string id;  // "gpu-<8 hex digits of the GPU id's hash>-<n>": stable across restarts
-  std::string gpu_id;
-  bool healthy = true;
-  bool operator==(const PluginSlot&) const = default;
-};
-
-// Pod slots in use that the scheduler does not count, from the runtime's record.
-struct SchedulerGap {
-  unsigned unseen = 0;                  // slots used beyond the plugin slots of their pods
-  std::set<std::string> counted_slots;  // plugin slots of pods that hold GPUs
-  bool operator==(const SchedulerGap&) const = default;
-};
 
 // Each pod holding GPUs uses one slot per GPU, all `slots_per_gpu` of a GPU it holds
 // exclusively; kubelet counted the plugin slots its containers carry. Only GPUs present in
@@ -43,22 +30,28 @@ struct SchedulerGap {
 // have, or no longer has, takes no slot: a replaced GPU, a changed inventory, labels written by
 // another tool), and only the plugin slots of pods holding such a GPU. The difference, summed
 // over the node (a pod whose containers each took slots for one shared GPU makes up for
-// another's), never below zero. Every plugin slot of a pod holding GPUs is in counted_slots.
+// another's), never below zero. Every plugin slot of a pod holding GPUs is in `counted`.
 SchedulerGap FindSchedulerGap(const RuntimeRecord& record, unsigned slots_per_gpu,
                               const devices::Inventory& inventory);
 
-class PluginSlots {
+class PluginSlots final : public PluginResource {
  public:
   explicit PluginSlots(unsigned slots_per_gpu) : slots_per_gpu_(slots_per_gpu) {}
 
   // The slots for `inventory`, in a stable order: every GPU seen since start-up, its slots
   // healthy only if it is present now; then `gap.unseen` more Unhealthy, from the end of the
   // list, none of them a counted slot.
-  std::vector<PluginSlot> For(const devices::Inventory& inventory, const SchedulerGap& gap = {});
+  std::vector<PluginDevice> For(const devices::Inventory& inventory, const SchedulerGap& gap = {});
   unsigned slots_per_gpu() const { return slots_per_gpu_; }
-  // Whether `id` is a slot this plugin ever advertised.
-  bool Known(const std::string& id) const;
 
+  std::vector<PluginDevice> Advertised(const devices::Inventory& inventory,
+                                       const RuntimeRecord& record, SchedulerGap& gap) override;
+  bool Known(const std::string& id) const override;
+  const char* annotation() const override;
+  const char* noun() const override { return "slot"; }
+  std::string Describe() const override;
+
+  // "gpu-<8 hex digits of the GPU id's hash>-<n>".
   static std::string SlotId(const std::string& gpu_id, unsigned n);
 
  private:

@@ -93,7 +93,7 @@ TEST(SchedulerGap, CountsWhatPodsHoldBeyondTheirPluginSlots) {
   const auto node = Node({"a", "b", "c"});
   const auto gap = FindSchedulerGap(record, 3, node);
   EXPECT_EQ(gap.unseen, 1u + 2u - 1u);
-  EXPECT_EQ(gap.counted_slots, (std::set<std::string>{"gpu-1-0", "gpu-2-0", "gpu-3-0", "gpu-3-1"}));
+  EXPECT_EQ(gap.counted, (std::set<std::string>{"gpu-1-0", "gpu-2-0", "gpu-3-0", "gpu-3-1"}));
   record.containers.resize(2);
   record.containers[1].plugin_slots = {"gpu-9-0"};
   EXPECT_EQ(FindSchedulerGap(record, 3, node).unseen, 0u);
@@ -120,7 +120,7 @@ TEST(SchedulerGap, CountsOnlyHoldsOnThisNodesPresentGpusEachUpToItsSlots) {
   record.containers.push_back(Holder("limit-elsewhere", {"replaced-gpu"}, {"gpu-7-0"}));
   const auto gap = FindSchedulerGap(record, 2, one_gpu);
   EXPECT_EQ(gap.unseen, 2u);
-  EXPECT_TRUE(gap.counted_slots.contains("gpu-7-0"));
+  EXPECT_TRUE(gap.counted.contains("gpu-7-0"));
   auto absent = one_gpu;
   absent.devices[0].present = false;
   EXPECT_EQ(FindSchedulerGap(record, 2, absent).unseen, 0u);
@@ -132,7 +132,7 @@ TEST(SchedulerGap, MarksUnseenSlotsUnhealthyButNeverACountedOne) {
   const auto all = slots.For(node);
   SchedulerGap gap;
   gap.unseen = 2;
-  gap.counted_slots = {all[3].id};  // the last slot is a pod's: it stays healthy
+  gap.counted = {all[3].id};  // the last slot is a pod's: it stays healthy
   const auto marked = slots.For(node, gap);
   EXPECT_TRUE(marked[0].healthy);
   EXPECT_FALSE(marked[1].healthy);
@@ -140,8 +140,8 @@ TEST(SchedulerGap, MarksUnseenSlotsUnhealthyButNeverACountedOne) {
   EXPECT_TRUE(marked[3].healthy);
   gap.unseen = 10;  // more than there is: every uncounted slot
   const auto full = slots.For(node, gap);
-  EXPECT_EQ(std::count_if(full.begin(), full.end(), [](const PluginSlot& s) { return s.healthy; }),
-            1);
+  EXPECT_EQ(
+      std::count_if(full.begin(), full.end(), [](const PluginDevice& s) { return s.healthy; }), 1);
 }
 
 TEST(PluginSlotsAnnotation, BadValuesAreErrorsNamingTheAnnotation) {

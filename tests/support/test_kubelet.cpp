@@ -18,7 +18,7 @@ class TestKubelet::Registration final : public v1beta1::Registration::Service {
     kubelet_.cv_.notify_all();
     // Kubelet dials the endpoint and keeps a ListAndWatch stream open (on a thread of its own,
     // which may reach the plugin before or after this answer does).
-    kubelet_.Watch(request->endpoint());
+    kubelet_.Watch(request->endpoint(), request->resource_name());
     return grpc::Status::OK;
   }
 
@@ -72,16 +72,17 @@ void TestKubelet::Stop() {
   }
   // After the server: a Register still being answered may have started a stream meanwhile, and
   // a kubelet that stops keeps none open.
-  StopWatching();
+  StopWatchingAll();
   std::error_code ec;
   std::filesystem::remove(dir_ + "/kubelet.sock", ec);
 }
 
-void TestKubelet::DropPlugin() {
-  StopWatching();
+void TestKubelet::DropPlugin(const std::string& resource) {
+  StopWatching(resource);
   std::lock_guard lock(mutex_);
-  devices_.clear();
-  lists_ = 0;
+  auto& plugin = plugins_[resource];
+  plugin.devices.clear();
+  plugin.lists = 0;
 }
 
 void TestKubelet::Restart(PluginSockets plugin_sockets) {
@@ -95,26 +96,38 @@ void TestKubelet::Restart(PluginSockets plugin_sockets) {
   }
   {
     std::lock_guard lock(mutex_);
-    devices_.clear();
-    lists_ = 0;
+    for (auto& [resource, plugin] : plugins_) {
+      plugin.devices.clear();
+      plugin.lists = 0;
+    }
   }
   Start();
 }
 
-void TestKubelet::StopWatching() {
+void TestKubelet::StopWatching(const std::string& resource) {
   std::thread watcher;
   {
     std::lock_guard lock(mutex_);
-    if (watch_context_) watch_context_->TryCancel();
-    watcher.swap(watcher_);
+    auto& plugin = plugins_[resource];
+    if (plugin.watch_context) plugin.watch_context->TryCancel();
+    watcher.swap(plugin.watcher);
   }
   if (watcher.joinable()) watcher.join();
 }
 
-void TestKubelet::Watch(std::string endpoint) {
-  StopWatching();  // a new registration replaces the previous plugin connection
+void TestKubelet::StopWatchingAll() {
+  std::vector<std::string> resources;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [resource, plugin] : plugins_) resources.push_back(resource);
+  }
+  for (const auto& resource : resources) StopWatching(resource);
+}
+
+void TestKubelet::Watch(std::string endpoint, std::string resource) {
+  StopWatching(resource);  // a new registration replaces the previous plugin of its resource
   auto context = std::make_shared<grpc::ClientContext>();
-  std::thread thread([this, endpoint, context] {
+  std::thread thread([this, endpoint, resource, context] {
     auto channel = grpc::CreateChannel(TargetOf(endpoint), grpc::InsecureChannelCredentials());
     auto stub = v1beta1::DevicePlugin::NewStub(channel);
     auto reader = stub->ListAndWatch(context.get(), v1beta1::Empty());
@@ -122,74 +135,93 @@ void TestKubelet::Watch(std::string endpoint) {
     while (reader->Read(&response)) {
       {
         std::lock_guard lock(mutex_);
-        devices_.assign(response.devices().begin(), response.devices().end());
-        ++lists_;
+        auto& plugin = plugins_[resource];
+        plugin.devices.assign(response.devices().begin(), response.devices().end());
+        ++plugin.lists;
       }
       cv_.notify_all();
     }
     reader->Finish();
   });
   std::lock_guard lock(mutex_);
-  watch_context_ = context;
-  watcher_ = std::move(thread);
+  auto& plugin = plugins_[resource];
+  plugin.watch_context = context;
+  plugin.watcher = std::move(thread);
+}
+
+std::size_t TestKubelet::RegistrationsLocked(const std::string& resource, std::size_t from) const {
+  return static_cast<std::size_t>(std::count_if(
+      requests_.begin() + static_cast<std::ptrdiff_t>(from), requests_.end(),
+      [&](const v1beta1::RegisterRequest& r) { return r.resource_name() == resource; }));
 }
 
 std::optional<v1beta1::RegisterRequest> TestKubelet::WaitForRegistration(
-    std::size_t n, std::chrono::milliseconds timeout) {
+    std::size_t n, std::chrono::milliseconds timeout, const std::string& resource) {
   std::unique_lock lock(mutex_);
-  if (!cv_.wait_for(lock, timeout, [&] { return requests_.size() >= n; })) return std::nullopt;
-  return requests_[n - 1];
+  if (!cv_.wait_for(lock, timeout, [&] { return RegistrationsLocked(resource, 0) >= n; })) {
+    return std::nullopt;
+  }
+  std::size_t seen = 0;
+  for (const auto& r : requests_) {
+    if (r.resource_name() == resource && ++seen == n) return r;
+  }
+  return std::nullopt;
 }
 
-std::size_t TestKubelet::registrations() {
+std::size_t TestKubelet::registrations(const std::string& resource) {
   std::lock_guard lock(mutex_);
-  return requests_.size();
+  return RegistrationsLocked(resource, 0);
 }
 
-std::size_t TestKubelet::registrations_since_start() {
+std::size_t TestKubelet::registrations_since_start(const std::string& resource) {
   std::lock_guard lock(mutex_);
-  return requests_.size() - requests_at_start_;
+  return RegistrationsLocked(resource, requests_at_start_);
 }
 
-bool TestKubelet::WaitForRegistrationSinceStart(std::chrono::milliseconds timeout) {
+bool TestKubelet::WaitForRegistrationSinceStart(std::chrono::milliseconds timeout,
+                                                const std::string& resource) {
   std::unique_lock lock(mutex_);
-  return cv_.wait_for(lock, timeout, [&] { return requests_.size() > requests_at_start_; });
+  return cv_.wait_for(lock, timeout,
+                      [&] { return RegistrationsLocked(resource, requests_at_start_) > 0; });
 }
 
-std::size_t TestKubelet::lists_received() {
+std::size_t TestKubelet::lists_received(const std::string& resource) {
   std::lock_guard lock(mutex_);
-  return lists_;
+  return plugins_[resource].lists;
 }
 
-std::unique_ptr<v1beta1::DevicePlugin::Stub> TestKubelet::PluginStub() {
+std::unique_ptr<v1beta1::DevicePlugin::Stub> TestKubelet::PluginStub(const std::string& resource) {
   std::string endpoint;
   {
     std::lock_guard lock(mutex_);
-    if (requests_.empty()) throw std::runtime_error("test kubelet: no plugin registered");
-    endpoint = requests_.back().endpoint();
+    for (const auto& r : requests_) {
+      if (r.resource_name() == resource) endpoint = r.endpoint();
+    }
   }
+  if (endpoint.empty()) throw std::runtime_error("test kubelet: no plugin registered " + resource);
   return v1beta1::DevicePlugin::NewStub(
       grpc::CreateChannel(TargetOf(endpoint), grpc::InsecureChannelCredentials()));
 }
 
 grpc::Status TestKubelet::AllocateIds(const std::vector<std::string>& ids,
-                                      v1beta1::AllocateResponse* out) {
+                                      v1beta1::AllocateResponse* out, const std::string& resource) {
   v1beta1::AllocateRequest request;
   auto* container = request.add_container_requests();
   for (const auto& id : ids) container->add_devices_ids(id);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  return PluginStub()->Allocate(&context, request, out);
+  return PluginStub(resource)->Allocate(&context, request, out);
 }
 
 grpc::Status TestKubelet::Allocate(unsigned count, std::map<std::string, std::string>* annotations,
-                                   std::vector<std::string>* devices) {
+                                   std::vector<std::string>* devices, const std::string& resource) {
   std::vector<std::string> chosen;
   {
     std::lock_guard lock(mutex_);
-    for (const auto& d : devices_) {
+    const auto& plugin = plugins_[resource];
+    for (const auto& d : plugin.devices) {
       if (chosen.size() == count) break;
-      if (d.health() == "Healthy" && !allocated_.count(d.id())) chosen.push_back(d.id());
+      if (d.health() == "Healthy" && !plugin.allocated.count(d.id())) chosen.push_back(d.id());
     }
   }
   if (chosen.size() < count) {
@@ -198,7 +230,7 @@ grpc::Status TestKubelet::Allocate(unsigned count, std::map<std::string, std::st
                 ", available " + std::to_string(chosen.size())};
   }
   v1beta1::AllocateResponse response;
-  const auto status = AllocateIds(chosen, &response);
+  const auto status = AllocateIds(chosen, &response, resource);
   if (!status.ok()) return status;
   if (response.container_responses_size() != 1) {
     return {grpc::StatusCode::INTERNAL, "test kubelet: not one container response"};
@@ -207,15 +239,16 @@ grpc::Status TestKubelet::Allocate(unsigned count, std::map<std::string, std::st
   annotations->insert(r.annotations().begin(), r.annotations().end());
   {
     std::lock_guard lock(mutex_);
-    allocated_.insert(chosen.begin(), chosen.end());
+    plugins_[resource].allocated.insert(chosen.begin(), chosen.end());
   }
   if (devices) *devices = chosen;
   return grpc::Status::OK;
 }
 
-void TestKubelet::Free(const std::vector<std::string>& devices) {
+void TestKubelet::Free(const std::vector<std::string>& devices, const std::string& resource) {
   std::lock_guard lock(mutex_);
-  for (const auto& d : devices) allocated_.erase(d);
+  auto& plugin = plugins_[resource];
+  for (const auto& d : devices) plugin.allocated.erase(d);
 }
 
 void PrintRestartSigns(const std::string& log, TestKubelet& kubelet) {

@@ -1,9 +1,11 @@
 // A stand-in for kubelet's device manager, speaking the real device plugin API (v1beta1) over
 // real unix sockets in a test directory: it serves Registration on kubelet.sock, and after each
 // registration dials the plugin's endpoint and keeps its ListAndWatch stream open, as kubelet
-// does. Allocate() picks healthy, unallocated devices the way the device manager does and returns
-// what kubelet would copy into the container's CRI config. Only kubelet is stood in for here:
-// dxshim, gRPC and the sockets are real.
+// does, one plugin per resource name (a registration replaces the previous plugin of its
+// resource only). Allocate() picks healthy, unallocated devices of a resource the way the device
+// manager does and returns what kubelet would copy into the container's CRI config. Only kubelet
+// is stood in for here: dxshim, gRPC and the sockets are real. Calls about one resource take its
+// name last (default: dxshim.io/gpu).
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -20,12 +22,16 @@
 #include <vector>
 
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
+#include "devices/dxshim_keys.h"
 #include "shim/socket_bridge/socket_file.h"
 
 namespace dxshim::test {
 
 class TestKubelet {
  public:
+  static constexpr const char* kGpu = keys::kGpuResource;
+  static constexpr const char* kGpuMemory = keys::kGpuMemoryResource;
+
   // Serves kubelet.sock in `dir` at once unless `start` is false.
   explicit TestKubelet(std::string dir, bool start = true,
                        socket_bridge::SocketFamily family = socket_bridge::SocketFamily::kUnix);
@@ -40,44 +46,61 @@ class TestKubelet {
   // kKept only kubelet.sock, which a plugin then cannot see vanish), and serves a new
   // kubelet.sock at once.
   void Restart(PluginSockets plugin_sockets = PluginSockets::kRemoved);
-  // Ends the plugin's ListAndWatch stream and forgets the plugin, as a kubelet that lost it
-  // would; kubelet.sock stays the same file.
-  void DropPlugin();
+  // Ends the ListAndWatch stream of `resource`'s plugin and forgets the plugin, as a kubelet that
+  // lost it would; kubelet.sock stays the same file.
+  void DropPlugin(const std::string& resource = kGpu);
   // Stops serving and removes kubelet.sock (kubelet is down).
   void Stop();
   void Start();
 
-  // The n-th Register call (from 1) within `timeout`, or nullopt.
+  // The n-th Register call (from 1) for `resource` within `timeout`, or nullopt.
   std::optional<v1beta1::RegisterRequest> WaitForRegistration(std::size_t n,
-                                                              std::chrono::milliseconds timeout);
-  std::size_t registrations();
-  // The Register calls this kubelet took since it last started (a restart starts it again).
-  std::size_t registrations_since_start();
-  // Waits until this kubelet, since it last started, has taken a registration.
-  bool WaitForRegistrationSinceStart(std::chrono::milliseconds timeout);
+                                                              std::chrono::milliseconds timeout,
+                                                              const std::string& resource = kGpu);
+  std::size_t registrations(const std::string& resource = kGpu);
+  // The Register calls for `resource` this kubelet took since it last started (a restart starts
+  // it again).
+  std::size_t registrations_since_start(const std::string& resource = kGpu);
+  // Waits until this kubelet, since it last started, has taken a registration for `resource`.
+  bool WaitForRegistrationSinceStart(std::chrono::milliseconds timeout,
+                                     const std::string& resource = kGpu);
 
-  // Waits until the latest ListAndWatch list satisfies `accept` (and returns it), or nullopt.
+  // Waits until the latest ListAndWatch list of `resource` satisfies `accept` (and returns it),
+  // or nullopt.
   template <typename Accept>
   std::optional<std::vector<v1beta1::Device>> WaitForDevices(Accept accept,
-                                                             std::chrono::milliseconds timeout);
-  std::size_t lists_received();
+                                                             std::chrono::milliseconds timeout,
+                                                             const std::string& resource = kGpu);
+  std::size_t lists_received(const std::string& resource = kGpu);
 
-  // The device manager's Allocate for one container asking for `count` devices: healthy ones not
-  // allocated yet. On success fills `annotations` (what kubelet copies into the container's CRI
-  // config) and `devices`; an error status when too few are free (kubelet's admission error)
-  // or the plugin refuses.
+  // The device manager's Allocate for one container asking for `count` devices of `resource`:
+  // healthy ones not allocated yet. On success fills `annotations` (what kubelet copies into the
+  // container's CRI config) and `devices`; an error status when too few are free (kubelet's
+  // admission error) or the plugin refuses.
   grpc::Status Allocate(unsigned count, std::map<std::string, std::string>* annotations,
-                        std::vector<std::string>* devices = nullptr);
-  // A pod's devices return to the free pool (the pod was deleted).
-  void Free(const std::vector<std::string>& devices);
-  // Calls the plugin's Allocate directly with these ids.
-  grpc::Status AllocateIds(const std::vector<std::string>& ids, v1beta1::AllocateResponse* out);
-  std::unique_ptr<v1beta1::DevicePlugin::Stub> PluginStub();
+                        std::vector<std::string>* devices = nullptr,
+                        const std::string& resource = kGpu);
+  // A pod's devices of `resource` return to the free pool (the pod was deleted).
+  void Free(const std::vector<std::string>& devices, const std::string& resource = kGpu);
+  // Calls the Allocate of `resource`'s plugin directly with these ids.
+  grpc::Status AllocateIds(const std::vector<std::string>& ids, v1beta1::AllocateResponse* out,
+                           const std::string& resource = kGpu);
+  std::unique_ptr<v1beta1::DevicePlugin::Stub> PluginStub(const std::string& resource = kGpu);
 
  private:
   class Registration;
-  void Watch(std::string endpoint);
-  void StopWatching();
+  // What kubelet keeps about one resource's plugin.
+  struct Plugin {
+    std::vector<v1beta1::Device> devices;  // the latest list
+    std::size_t lists = 0;
+    std::set<std::string> allocated;
+    std::shared_ptr<grpc::ClientContext> watch_context;
+    std::thread watcher;
+  };
+  void Watch(std::string endpoint, std::string resource);
+  void StopWatching(const std::string& resource);
+  void StopWatchingAll();
+  std::size_t RegistrationsLocked(const std::string& resource, std::size_t from) const;
   // gRPC's target for the socket `name` in the directory.
   std::string TargetOf(const std::string& name) const;
 
@@ -88,23 +111,20 @@ class TestKubelet {
 
   std::mutex mutex_;
   std::condition_variable cv_;
-  std::vector<v1beta1::RegisterRequest> requests_;
+  std::vector<v1beta1::RegisterRequest> requests_;  // every resource's
   std::size_t requests_at_start_ = 0;
-  std::vector<v1beta1::Device> devices_;  // the latest list
-  std::size_t lists_ = 0;
-  std::set<std::string> allocated_;
-  std::shared_ptr<grpc::ClientContext> watch_context_;
-  std::thread watcher_;
+  std::map<std::string, Plugin> plugins_;  // by resource name
 };
 
 template <typename Accept>
 std::optional<std::vector<v1beta1::Device>> TestKubelet::WaitForDevices(
-    Accept accept, std::chrono::milliseconds timeout) {
+    Accept accept, std::chrono::milliseconds timeout, const std::string& resource) {
   std::unique_lock lock(mutex_);
-  if (!cv_.wait_for(lock, timeout, [&] { return lists_ > 0 && accept(devices_); })) {
+  auto& plugin = plugins_[resource];
+  if (!cv_.wait_for(lock, timeout, [&] { return plugin.lists > 0 && accept(plugin.devices); })) {
     return std::nullopt;
   }
-  return devices_;
+  return plugin.devices;
 }
 
 // Prints how many kubelet restarts dxshim's log `log` says it noticed by each sign (the end of

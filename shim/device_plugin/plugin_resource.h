@@ -1,0 +1,59 @@
+// One extended resource the device plugin advertises, as the service sees it: its devices for the
+// GPUs and the runtime's record, which ids are its own, and the container annotation Allocate
+// answers with. Two resources implement it: pod slots (plugin_slots.h, dxshim.io/gpu) and memory
+// units (plugin_memory_units.h, dxshim.io/gpu-memory). Their devices are interchangeable tokens:
+// they belong to a GPU only for their health, and kubelet's choice of them never picks a GPU.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "devices/device_source.h"
+#include "shim/ledger/runtime_record.h"
+
+namespace dxshim::device_plugin {
+
+struct PluginDevice {
+  std::string id;  // "<kind>-<8 hex digits of the GPU id's hash>-<n>": stable across restarts
+  std::string gpu_id;
+  bool healthy = true;
+  bool operator==(const PluginDevice&) const = default;
+};
+
+// Devices in use that the scheduler does not count, from the runtime's record.
+struct SchedulerGap {
+  unsigned unseen = 0;            // devices used beyond the plugin devices of their pods
+  std::set<std::string> counted;  // plugin devices of pods that hold GPUs
+  bool operator==(const SchedulerGap&) const = default;
+};
+
+class PluginResource {
+ public:
+  virtual ~PluginResource() = default;
+
+  // The devices to advertise for `inventory`, in a stable order, with those that pods the
+  // scheduler does not count hold (worked out from `record`) Unhealthy; `gap` gets what was
+  // worked out.
+  virtual std::vector<PluginDevice> Advertised(const devices::Inventory& inventory,
+                                               const RuntimeRecord& record, SchedulerGap& gap) = 0;
+  // Whether `id` is a device this resource ever advertised.
+  virtual bool Known(const std::string& id) const = 0;
+  // The container annotation Allocate answers with: the ids kubelet chose, comma separated.
+  virtual const char* annotation() const = 0;
+  // How logs name one device ("slot", "memory unit").
+  virtual const char* noun() const = 0;
+  // What a device stands for, for the start-up line ("2 slot(s) per GPU").
+  virtual std::string Describe() const = 0;
+};
+
+// "<kind>-<8 hex digits>-<n>": a short, stable name for device `n` of a GPU whose id can be longer
+// than the 63 characters a device plugin's device ID may have (a PnP instance id); made of the
+// characters of a DNS label, as the annotations that carry them require.
+std::string DeviceId(const char* kind, const std::string& gpu_id, unsigned n);
+
+// Marks `gap.unseen` more devices Unhealthy, from the end of the list, skipping those already
+// Unhealthy and every one in `gap.counted` (a device kubelet gave to a pod holding GPUs).
+void MarkHeldOutside(std::vector<PluginDevice>& devices, const SchedulerGap& gap);
+
+}  // namespace dxshim::device_plugin
