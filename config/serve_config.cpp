@@ -201,4 +201,16 @@ std::chrono::milliseconds ParseDuration(std::string_view text) {
   throw bad();
 }
 
+void CheckServeConfig(const ServeConfig& cfg) {
+  if (!cfg.device_plugin_memory_resource.empty() &&
+      cfg.device_plugin_memory_resource == cfg.device_plugin_resource) {
+    throw ConfigError(
+        "keys 'device-plugin-resource' and 'device-plugin-memory-resource' both "
+        "name '" +
+        cfg.device_plugin_resource +
+        "': kubelet takes one device plugin per resource; give the memory resource "
+        "another name, or '-' for none");
+  }
+}
+
 }  // namespace dxshim::config

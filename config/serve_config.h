@@ -94,6 +94,10 @@ const std::vector<std::string>& ServeKeys();
 void ApplyServeKey(ServeConfig& config, std::string_view key, std::string_view value,
                    std::string_view source);
 
+// What no single key can say: keys that contradict each other (the memory resource named as the
+// slots resource). Throws ConfigError naming both keys.
+void CheckServeConfig(const ServeConfig& cfg);
+
 // Applies every key of a YAML mapping file on top of `config`. Scalar keys are the flags' names;
 // list-valued keys (allow-namespaces, deny-namespaces, vm-runtime-handlers) also take a YAML list;
 // the mapping-valued extra-runtime-files exists only in files.

@@ -219,8 +219,9 @@ const std::vector<ServeOption> kOptions = {
      false, [](C& c, V v) { c.device_plugin = ParseBool(v); }, nullptr},
     {"device-plugin-dir", "path", "/var/lib/kubelet/device-plugins",
      "C:\\var\\lib\\kubelet\\device-plugins", "",
-     "kubelet's device-plugin directory (its `kubelet.sock`; dxshim's socket is `dxshim.sock` "
-     "there, on Windows `dxshim-<unix ms>.sock`, a fresh name each time it serves)",
+     "kubelet's device-plugin directory (its `kubelet.sock`; dxshim's sockets are `dxshim.sock` "
+     "and `dxshim-memory.sock` there, on Windows `dxshim-<unix ms>.sock` and "
+     "`dxshim-memory-<unix ms>.sock`, fresh names each time it serves)",
      true, [](C& c, V v) { c.device_plugin_dir = Text(v); },
      [](const C& c) { return c.device_plugin_dir; }},
     {"device-plugin-resource", "resource", keys::kGpuResource, nullptr, "",

@@ -20,6 +20,7 @@ bool ReadServeOptions(int argc, char** argv,
   for (const auto& key : keys) {
     if (vm.count(key)) config::ApplyServeKey(cfg, key, vm[key].as<std::string>(), "--" + key);
   }
+  config::CheckServeConfig(cfg);
   return true;
 }
 

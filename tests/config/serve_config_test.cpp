@@ -33,6 +33,25 @@ TEST(ServeConfig, DefaultsAreTheUsualSockets) {
   EXPECT_EQ(c.socket_mode, 0660u);
 }
 
+TEST(ServeConfig, TheMemoryResourceMayNotBeNamedAsTheSlots) {
+  ServeConfig cfg;
+  EXPECT_NO_THROW(CheckServeConfig(cfg));
+  ApplyServeKey(cfg, "device-plugin-memory-resource", "dxshim.io/gpu",
+                "--device-plugin-memory-resource");
+  try {
+    CheckServeConfig(cfg);
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("'device-plugin-resource' and 'device-plugin-memory-resource' "
+                                   "both name 'dxshim.io/gpu'"),
+        std::string::npos)
+        << e.what();
+  }
+  ApplyServeKey(cfg, "device-plugin-memory-resource", "-", "--device-plugin-memory-resource");
+  EXPECT_NO_THROW(CheckServeConfig(cfg));
+}
+
 TEST(ServeConfig, FileSetsEveryKey) {
   test::TempDir dir;
   ServeConfig c;
