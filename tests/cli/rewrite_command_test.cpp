@@ -135,6 +135,8 @@ const std::map<std::string, std::string> kPodInventories = {
     {"ffmpeg-nvenc", "nvidia-t4.yaml"},
     {"ffmpeg-quicksync", "intel-igpu.yaml"},
     {"gpu-environment", "nvidia-t4.yaml"},
+    {"gpu-memory-encoder", "nvidia-t4.yaml"},
+    {"gpu-memory-limit", "nvidia-t4.yaml"},
     {"labels-resource-and-annotation", "hetero-node.yaml"},
     {"nvidia-smi", "nvidia-t4.yaml"},
     {"opencl-enumeration", "nvidia-t4.yaml"},
@@ -145,7 +147,8 @@ const std::map<std::string, std::string> kPodInventories = {
 
 // What kubelet's CreateContainer would carry for one container of a pod, as crictl files. A
 // container with a dxshim.io/gpu resource limit carries what dxshim's device plugin answered to
-// kubelet's Allocate: that many plugin slots in the dxshim.io/plugin-slots annotation.
+// kubelet's Allocate: that many plugin slots in the dxshim.io/plugin-slots annotation; one with a
+// dxshim.io/gpu-memory limit that many memory units in dxshim.io/plugin-memory-units.
 void WriteCrictlFiles(const YAML::Node& pod, const YAML::Node& container, const TempDir& dir) {
   YAML::Emitter p;
   p << YAML::DoubleQuoted << YAML::Flow << YAML::BeginMap;
@@ -170,14 +173,26 @@ void WriteCrictlFiles(const YAML::Node& pod, const YAML::Node& container, const 
   c << YAML::EndSeq;
   const auto resources = container["resources"];
   const auto limits = resources ? resources["limits"] : YAML::Node();
-  if (limits && limits["dxshim.io/gpu"]) {
-    std::string slots;
-    for (int i = 0; i < limits["dxshim.io/gpu"].as<int>(); ++i) {
-      slots += (i ? "," : "") + std::string("gpu-0e1f2a3b-") + std::to_string(i);
+  struct Allocated {
+    const char* resource;
+    const char* annotation;
+    const char* id_prefix;  // as dxshim's device plugin names its devices
+  };
+  const Allocated kAllocated[] = {
+      {"dxshim.io/gpu", "dxshim.io/plugin-slots", "gpu-0e1f2a3b-"},
+      {"dxshim.io/gpu-memory", "dxshim.io/plugin-memory-units", "mem-0e1f2a3b-"}};
+  bool annotated = false;
+  for (const auto& a : kAllocated) {
+    if (!limits || !limits[a.resource]) continue;
+    std::string ids;
+    for (int i = 0; i < limits[a.resource].as<int>(); ++i) {
+      ids += (i ? "," : "") + std::string(a.id_prefix) + std::to_string(i);
     }
-    c << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap << YAML::Key
-      << "dxshim.io/plugin-slots" << YAML::Value << slots << YAML::EndMap;
+    if (!annotated) c << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
+    annotated = true;
+    c << YAML::Key << a.annotation << YAML::Value << ids;
   }
+  if (annotated) c << YAML::EndMap;
   c << YAML::EndMap;
   std::ofstream(dir / "container.json") << c.c_str();
 }

@@ -120,12 +120,12 @@ TEST(DeviceRequest, TheExamplePodsParse) {
     for (const auto& kv : pod["metadata"]["annotations"]) {
       annotations[kv.first.as<std::string>()] = kv.second.as<std::string>();
     }
-    // A pod asks by annotation, or by the resource limit alone (then it has no dxshim.io/ one).
+    // A pod asks by annotation, or by a resource limit alone (then it has no dxshim.io/ one).
     bool limited = false;
     for (const auto& container : pod["spec"]["containers"]) {
       const auto resources = container["resources"];
-      limited =
-          limited || (resources && resources["limits"] && resources["limits"]["dxshim.io/gpu"]);
+      const auto limits = resources ? resources["limits"] : YAML::Node();
+      limited = limited || (limits && (limits["dxshim.io/gpu"] || limits["dxshim.io/gpu-memory"]));
     }
     EXPECT_NO_THROW({
       const auto r = ParseDeviceRequest(annotations);
