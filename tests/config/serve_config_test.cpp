@@ -89,6 +89,8 @@ TEST(ServeConfig, TheShippedExampleIsValidAndStatesTheDefaults) {
   EXPECT_EQ(c.include_integrated, defaults.include_integrated);
   EXPECT_EQ(c.include_detachable, defaults.include_detachable);
   EXPECT_EQ(c.policy.max_containers_per_device, defaults.policy.max_containers_per_device);
+  EXPECT_EQ(c.policy.default_gpu_memory, defaults.policy.default_gpu_memory);
+  EXPECT_EQ(c.policy.gpu_memory_reserved, defaults.policy.gpu_memory_reserved);
   EXPECT_EQ(c.policy.placement, defaults.policy.placement);
   EXPECT_EQ(c.policy.allow_namespaces, defaults.policy.allow_namespaces);
   EXPECT_EQ(c.policy.deny_namespaces, defaults.policy.deny_namespaces);
