@@ -3,7 +3,8 @@
 # starts a private containerd and dxshim with an example inventory (linux target; the "GPU" is a
 # device node made here, as this machine has none), runs a pod that asks for a GPU the way kubelet
 # would, shows what its container sees and that a second GPU pod is refused, shows that
-# containerd's own API passes through, shows what dxshim's metrics endpoint reports, prints what
+# containerd's own API passes through, shows what dxshim's metrics endpoint reports, shows two
+# pods sharing the GPU by memory and a third refused (a second dxshim, 4 pods per GPU), prints what
 # `dxshim rewrite --explain` would do for a CUDA pod on a Windows Tesla T4 node, and stops
 # everything cleanly.
 set -euo pipefail
@@ -16,6 +17,7 @@ gpu_node=/dev/dxshim-demo-gpu0
 cleanup() {
   rm -f "$gpu_node"
   [ -n "${dxshim_pid:-}" ] && kill "$dxshim_pid" 2>/dev/null || true
+  [ -n "${memory_pid:-}" ] && kill "$memory_pid" 2>/dev/null || true
   [ -n "${containerd_pid:-}" ] && kill "$containerd_pid" 2>/dev/null && wait "$containerd_pid" 2>/dev/null || true
   grep -o " $work/[^ ]*" /proc/self/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
   rm -rf "$work"
@@ -87,14 +89,27 @@ for line in text.splitlines():
 print(f"({len(text.splitlines())} lines in all; README.md, 'Watching dxshim', lists them)")
 PY
 
-echo "== 7. the same kind of request on a Windows node with a Tesla T4: dxshim rewrite --explain"
+echo "== 7. one GPU shared by memory: a second dxshim on its own socket, 4 pods per GPU, whose"
+echo "   pods reserve GPU memory (dxshim.io/gpu-memory) of the demo's 16Gi GPU"
+build/shim/dxshim serve --listen "$work/dxshim-memory.sock" --runtime "$work/containerd.sock" \
+  --device-source "inventory:$work/inventory.yaml" --target linux \
+  --max-containers-per-device 4 --linux-system32-path /usr/lib/dxshim --device-plugin false \
+  >"$work/dxshim-memory.log" 2>&1 &
+memory_pid=$!
+wait_for_socket "$work/dxshim-memory.sock"
+build/tests/cri_demo --memory "$work/dxshim-memory.sock" "$work"
+kill -TERM "$memory_pid"
+wait "$memory_pid"
+memory_pid=
+
+echo "== 8. the same kind of request on a Windows node with a Tesla T4: dxshim rewrite --explain"
 echo "   (deploy/examples/rewrite/pod-cuda.json asks for an NVIDIA GPU with CUDA and 8Gi)"
 build/shim/dxshim rewrite --explain --target windows --skip-host-file-check \
   --inventory deploy/examples/inventories/nvidia-t4.yaml --format ctr \
   deploy/examples/rewrite/container-cuda.json deploy/examples/rewrite/pod-cuda.json 2>&1 |
   sed 's/^/   /'
 
-echo "== 8. SIGTERM: dxshim stops, removes its socket, exits 0"
+echo "== 9. SIGTERM: dxshim stops, removes its socket, exits 0"
 kill -TERM "$dxshim_pid"
 wait "$dxshim_pid" && echo "   exit code 0"
 dxshim_pid=

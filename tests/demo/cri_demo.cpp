@@ -1,13 +1,17 @@
 // The demo's CRI client: runs pods the way kubelet does, through whatever endpoint it is given
 // (dxshim in the demo), and prints each call and its answer. The first pod asks for a GPU with
 // the dxshim.io/gpu annotation and mounts a file of its own; the container shows what it sees.
-// A second GPU pod then finds the only GPU taken.
+// A second GPU pod then finds the only GPU taken. With --memory, three pods ask for 6Gi each of
+// the demo's one 16Gi GPU (dxshim.io/gpu-memory): two share it, the third does not fit.
 //
 // usage: cri_demo SOCKET WORK_DIR DEVICE_PATH RUNTIME_FILE_IN_CONTAINER
+//        cri_demo --memory SOCKET WORK_DIR
 #include <google/protobuf/text_format.h>
 
 #include <cstdio>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "tests/support/cri_client.h"
 
@@ -34,11 +38,82 @@ bool Check(const char* what, const grpc::Status& s, const google::protobuf::Mess
   return true;
 }
 
+// What dxshim told a running container: the first part of its explanation (what was reserved
+// and what was free), the label that records the reservation and, from inside, its
+// DXSHIM_GPU_MEMORY_BYTES.
+bool ShowReservation(dxshim::test::CriClient& cri, const std::string& id) {
+  v1::ContainerStatusRequest request;
+  request.set_container_id(id);
+  v1::ContainerStatusResponse status;
+  v1::ExecSyncResponse out;
+  if (!cri.runtime->ContainerStatus(Deadline(std::chrono::seconds(60)).get(), request, &status)
+           .ok() ||
+      !cri.Exec(id, "echo $DXSHIM_GPU_MEMORY_BYTES", &out).ok()) {
+    return false;
+  }
+  const auto& labels = status.status().labels();
+  const auto recorded = labels.find("dxshim.io/gpu-memory");
+  const auto& annotations = status.status().annotations();
+  const auto why = annotations.find("dxshim.io/explanation");
+  std::string explanation = why == annotations.end() ? "(no explanation)" : why->second;
+  explanation = explanation.substr(0, explanation.find("; spread over"));
+  std::string budget = out.stdout_data();
+  if (!budget.empty() && budget.back() == '\n') budget.pop_back();
+  std::printf("ok  %s\n    label dxshim.io/gpu-memory=%s, inside DXSHIM_GPU_MEMORY_BYTES=%s\n",
+              explanation.c_str(), recorded == labels.end() ? "(none)" : recorded->second.c_str(),
+              budget.c_str());
+  return true;
+}
+
+// Three pods asking for 6Gi of GPU memory each, one after the other: the first two share the
+// 16Gi GPU, each told what it reserved; the third does not fit next to them (RESOURCE_EXHAUSTED).
+int ShareByMemory(const std::string& socket, const std::string& work) {
+  dxshim::test::CriClient cri(socket);
+  std::printf("  pod annotation   dxshim.io/gpu-memory: 6Gi (three pods, one after the other)\n");
+  std::vector<std::string> pods;
+  bool ok = true;
+  const std::string names[] = {"memory-a", "memory-b", "memory-c"};
+  for (const auto& name : names) {
+    const bool fits = &name != &names[2];
+    v1::RunPodSandboxRequest run;
+    *run.mutable_config() = dxshim::test::HostNetworkPod(name, "uid-" + name, work + "/logs");
+    (*run.mutable_config()->mutable_annotations())["dxshim.io/gpu-memory"] = "6Gi";
+    v1::RunPodSandboxResponse pod;
+    const auto ran =
+        cri.runtime->RunPodSandbox(Deadline(std::chrono::seconds(60)).get(), run, &pod);
+    std::string id;
+    const auto created = ran.ok() ? cri.CreateAndStart(pod.pod_sandbox_id(), run.config(),
+                                                       dxshim::test::SleepingBusybox("app"), &id)
+                                  : ran;
+    if (ran.ok()) pods.push_back(pod.pod_sandbox_id());
+    std::printf("  %-16s ", (name + ":").c_str());
+    if (fits) {
+      if (!created.ok() || !ShowReservation(cri, id)) {
+        std::printf("FAILED: %s\n", created.error_message().c_str());
+        ok = false;
+        break;
+      }
+      continue;
+    }
+    const bool exhausted = created.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+    std::printf("CreateContainer %s (code %d)\n    %s\n",
+                exhausted ? "RESOURCE_EXHAUSTED" : "unexpected",
+                static_cast<int>(created.error_code()), created.error_message().c_str());
+    ok = exhausted;
+  }
+  for (const auto& pod : pods) cri.RemovePod(pod);
+  std::printf("  %-16s ok  (%zu pods stopped and removed)\n", "RemovePodSandbox", pods.size());
+  return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--memory") return ShareByMemory(argv[2], argv[3]);
   if (argc != 5) {
-    std::fprintf(stderr, "usage: cri_demo SOCKET WORK_DIR DEVICE_PATH RUNTIME_FILE\n");
+    std::fprintf(stderr,
+                 "usage: cri_demo SOCKET WORK_DIR DEVICE_PATH RUNTIME_FILE\n"
+                 "       cri_demo --memory SOCKET WORK_DIR\n");
     return 2;
   }
   const std::string socket = argv[1];
