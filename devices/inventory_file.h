@@ -26,7 +26,8 @@ std::string WriteInventoryJson(const std::vector<Device>& devices);
 // `s` as a JSON string literal, quotes included (control characters escaped).
 std::string JsonString(std::string_view s);
 
-// "16Gi", "512Mi", "8G", "1073741824": bytes. Throws std::invalid_argument.
+// "16Gi", "512Mi", "1.5Gi", "8G", "1073741824": bytes (a fraction rounded up to whole bytes, as
+// Kubernetes rounds quantities). Throws std::invalid_argument.
 std::uint64_t ParseByteQuantity(const std::string& text);
 
 }  // namespace dxshim::devices

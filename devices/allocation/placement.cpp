@@ -260,7 +260,7 @@ class Chooser {
       throw AllocationError(
           AllocationError::Kind::kMemoryExhausted,
           "the " + asked_ + " reserves " + NeedText() +
-              " of GPU memory, more than is free now on " +
+              ", more than is free now on " +
               (request_.count > 1 ? std::to_string(request_.count) + " of " : "") + "the " +
               std::to_string(matches_.size()) + " matching GPU(s): " + busy);
     }
@@ -271,8 +271,8 @@ class Chooser {
 
   // "6Gi" (asked), or "the default (4Gi)".
   std::string NeedText() const {
-    if (request_.gpu_memory) return FormatBytes(request_.gpu_memory) + " per GPU";
-    return "the default (" + FormatBytes(Need(matches_.front())) + ")";
+    if (request_.gpu_memory) return FormatBytes(request_.gpu_memory) + " of GPU memory per GPU";
+    return "the default GPU memory (" + FormatBytes(Need(matches_.front())) + ")";
   }
 
   // How capacity is counted, when the host keeps some.

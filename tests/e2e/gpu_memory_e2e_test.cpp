@@ -67,7 +67,7 @@ TEST_F(GpuMemory, TwoSixGiPodsShareASixteenGiGpuAndTheThirdIsRefused) {
   auto refused = Pod("c", "6Gi");
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
   EXPECT_NE(
-      refused.error_message().find("reserves 6Gi per GPU of GPU memory, more than is free now"),
+      refused.error_message().find("reserves 6Gi of GPU memory per GPU, more than is free now"),
       std::string::npos)
       << refused.error_message();
   EXPECT_NE(refused.error_message().find(
@@ -88,7 +88,7 @@ TEST_F(GpuMemory, TwoSixGiPodsShareASixteenGiGpuAndTheThirdIsRefused) {
 
   // Bad values: INVALID_ARGUMENT naming the annotation; more than the GPU has: FAILED_PRECONDITION
   // with the node's GPUs and their memory.
-  for (const char* bad : {"0", "-1Gi", "6", "lots", "1.5Gi"}) {
+  for (const char* bad : {"0", "-1Gi", "6", "lots", "1.5"}) {
     const auto s =
         Pod(std::string("bad-") + std::to_string(std::hash<std::string>()(bad) % 1000), bad);
     EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT)

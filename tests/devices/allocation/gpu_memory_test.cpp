@@ -40,7 +40,11 @@ TEST(GpuMemory, TheAnnotationIsAQuantityWithAUnit) {
   EXPECT_EQ(ParseGpuMemory("512Mi"), 512 * kMi);
   EXPECT_EQ(ParseGpuMemory("6442450944"), 6 * kGi);
   EXPECT_EQ(ParseGpuMemory("2G"), 2000000000u);
-  for (const char* bad : {"", "0", "0Gi", "-1Gi", "6", "1048575", "6GB", "1.5Gi", "Gi", "6 Gi"}) {
+  EXPECT_EQ(ParseGpuMemory("1.5Gi"), 1536 * kMi);  // Kubernetes quantities may have a fraction
+  EXPECT_EQ(ParseGpuMemory("0.5Gi"), 512 * kMi);
+  EXPECT_EQ(ParseGpuMemory("1.0000001Mi"), kMi + 1);  // rounded up to whole bytes
+  for (const char* bad : {"", "0", "0Gi", "-1Gi", "6", "1048575", "6GB", "1.", "1.5", ".5Gi",
+                          "1.0000000001Gi", "Gi", "6 Gi"}) {
     EXPECT_THROW(ParseGpuMemory(bad), std::invalid_argument) << bad;
   }
   try {

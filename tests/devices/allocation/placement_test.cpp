@@ -214,7 +214,7 @@ TEST(Placement, NotNextToWhatIsHeldIsResourceExhaustedNamingThePods) {
   const auto message = Refusal(node, usage, Request({{"dxshim.io/gpu-memory", "6Gi"}}), Policy(8),
                                AllocationError::Kind::kMemoryExhausted);
   EXPECT_EQ(message,
-            "the request (gpu=1 gpu-memory=6Gi shared) reserves 6Gi per GPU of GPU memory, more "
+            "the request (gpu=1 gpu-memory=6Gi shared) reserves 6Gi of GPU memory per GPU, more "
             "than is free now on the 1 matching GPU(s): NVIDIA Tesla T4 [" +
                 node.devices[0].location_path +
                 "]: 15Gi, 12Gi reserved (default/a 6Gi, default/b 6Gi), 3Gi free, 2/8 pods");
