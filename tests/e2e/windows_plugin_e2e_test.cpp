@@ -41,8 +41,10 @@ std::vector<int> PluginChildren(const std::string& plugin_dir) {
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     auto cmdline = ReadFile(entry.path() / "cmdline");
     for (auto& c : cmdline) c = c == '\0' ? ' ' : c;
-    if (cmdline.find("device-plugin") != std::string::npos &&
-        cmdline.find(marker) != std::string::npos && cmdline.find("serve") == std::string::npos) {
+    // The serve process names the same folder; its command word is " serve " (a flag such as
+    // --gpu-memory-reserved contains "serve" too).
+    if (cmdline.find(" device-plugin ") != std::string::npos &&
+        cmdline.find(marker) != std::string::npos && cmdline.find(" serve ") == std::string::npos) {
       found.push_back(std::stoi(name));
     }
   }
