@@ -259,8 +259,7 @@ class Chooser {
     if (memory) {
       throw AllocationError(
           AllocationError::Kind::kMemoryExhausted,
-          "the " + asked_ + " reserves " + NeedText() +
-              ", more than is free now on " +
+          "the " + asked_ + " reserves " + NeedText() + ", more than is free now on " +
               (request_.count > 1 ? std::to_string(request_.count) + " of " : "") + "the " +
               std::to_string(matches_.size()) + " matching GPU(s): " + busy);
     }

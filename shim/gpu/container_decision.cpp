@@ -69,19 +69,16 @@ void ApplyMemoryUnits(const runtime::v1::CreateContainerRequest& request,
     Invalid(about_container + "its resource limit gave it " + std::to_string(count) + " x " + unit +
             " of GPU memory, which does not divide evenly over its " +
             std::to_string(wanted->count) +
-            " GPUs; make the memory limit a multiple of the GPU "
-            "count");
+            " GPUs; make the memory limit a multiple of the GPU count");
   }
   const auto per_gpu = total / wanted->count;
   const auto& pod = request.sandbox_config().annotations();
   if (pod.count(keys::kGpuMemory) && wanted->gpu_memory != per_gpu) {
     Invalid(about_container + "annotation " + keys::kGpuMemory + " asks for " +
             devices::FormatBytes(wanted->gpu_memory) +
-            " per GPU but the container's resource "
-            "limit gave it " +
-            devices::FormatBytes(per_gpu) + " per GPU (" + std::to_string(count) + " x " + unit +
-            " over " + std::to_string(wanted->count) +
-            " GPU(s)); drop the annotation or make them equal");
+            " per GPU but the container's resource limit gave it " + devices::FormatBytes(per_gpu) +
+            " per GPU (" + std::to_string(count) + " x " + unit + " over " +
+            std::to_string(wanted->count) + " GPU(s)); drop the annotation or make them equal");
   }
   wanted->gpu_memory = per_gpu;
   wanted->containers.clear();
