@@ -22,6 +22,13 @@ std::string FormatLuid(std::uint64_t luid) {
   return buf;
 }
 
+std::string CounterLuid(std::uint64_t luid) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "0x%08X_0x%08X", static_cast<unsigned>(luid >> 32),
+                static_cast<unsigned>(luid & 0xffffffffu));
+  return buf;
+}
+
 std::string VendorName(std::uint16_t vendor_id) {
   switch (vendor_id) {
     case 0x10de:

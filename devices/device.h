@@ -55,6 +55,10 @@ std::string HardwareId(const Device& d);
 
 // A LUID as Windows tools print it: "0xHIGHPART:0xLOWPART" (8 hex digits each).
 std::string FormatLuid(std::uint64_t luid);
+// The same LUID as Windows' GPU performance counter instance names write it, and so as
+// windows_exporter's `gpu` collector labels its series: "0x%08X_0x%08X" (high, low; upper case),
+// e.g. "0x00000000_0x0001136A" (windows_exporter internal/collector/gpu/gpu.go:272 and utils.go).
+std::string CounterLuid(std::uint64_t luid);
 
 // "NVIDIA", "AMD", "Intel", ... for a PCI vendor id; "" when unknown.
 std::string VendorName(std::uint16_t vendor_id);

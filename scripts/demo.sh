@@ -94,10 +94,11 @@ echo "   pods reserve GPU memory (dxshim.io/gpu-memory) of the demo's 16Gi GPU"
 build/shim/dxshim serve --listen "$work/dxshim-memory.sock" --runtime "$work/containerd.sock" \
   --device-source "inventory:$work/inventory.yaml" --target linux \
   --max-containers-per-device 4 --linux-system32-path /usr/lib/dxshim --device-plugin false \
-  >"$work/dxshim-memory.log" 2>&1 &
+  --metrics-listen 127.0.0.1:0 >"$work/dxshim-memory.log" 2>&1 &
 memory_pid=$!
 wait_for_socket "$work/dxshim-memory.sock"
-build/tests/cri_demo --memory "$work/dxshim-memory.sock" "$work"
+memory_metrics=$(grep -o '127.0.0.1:[0-9]*' "$work/dxshim-memory.log" | head -n 1)
+build/tests/cri_demo --memory "$work/dxshim-memory.sock" "$work" "$memory_metrics"
 kill -TERM "$memory_pid"
 wait "$memory_pid"
 memory_pid=

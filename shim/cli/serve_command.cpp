@@ -26,6 +26,7 @@
 #include "shim/gpu/ledger_feed.h"
 #include "shim/ledger/ledger.h"
 #include "shim/ledger/runtime_record_poller.h"
+#include "shim/metrics/holding_collector.h"
 #include "shim/metrics/http_endpoint.h"
 #include "shim/metrics/metrics.h"
 #include "shim/metrics/node_collector.h"
@@ -138,6 +139,7 @@ std::unique_ptr<metrics::HttpEndpoint> ServeMetrics(const std::string& listen,
                                                     const devices::DeviceSnapshot& snapshot,
                                                     const Ledger& ledger) {
   metrics.AddCollector([&] { return metrics::CollectNode(snapshot, ledger); });
+  metrics.AddCollector([&] { return metrics::CollectHoldings(snapshot, ledger); });
   metrics::HttpHandlers handlers;
   handlers.metrics = [&metrics] { return metrics.Render(); };
   handlers.refused = [&metrics](metrics::HttpRefusal refusal) { metrics.HttpRefused(refusal); };

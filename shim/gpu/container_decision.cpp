@@ -140,9 +140,10 @@ std::optional<devices::DeviceRequest> WantedDevices(
 // Reserves `wanted` for the pod; an allocation refused becomes the DecisionError of its kind.
 Reservation ReserveOrRefuse(Ledger& ledger, const devices::Inventory& inventory,
                             const devices::DeviceRequest& wanted, const std::string& sandbox_id,
-                            const std::string& pod, const std::string& about_container) {
+                            const std::string& pod, const std::string& container,
+                            const std::string& about_container) {
   try {
-    return ledger.Reserve(inventory, wanted, sandbox_id, pod);
+    return ledger.Reserve(inventory, wanted, sandbox_id, pod, container);
   } catch (const devices::AllocationError& e) {
     const auto message = about_container + e.what();
     switch (e.kind()) {
@@ -235,13 +236,14 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
                             "runtime; retry shortly");
   }
   if (!assigned.empty()) {
-    decision.reservation =
-        ledger.ReserveAssigned(assigned, request.pod_sandbox_id(), PodName(sandbox));
+    decision.reservation = ledger.ReserveAssigned(assigned, request.pod_sandbox_id(),
+                                                  PodName(sandbox), config.metadata().name());
     if (wanted) decision.reservation.explanation += " (dxshim.io/ request not used)";
   } else {
     CheckNamespace(ledger.policy(), sandbox.metadata().namespace_(), about_pod);
-    decision.reservation = ReserveOrRefuse(ledger, inventory, *wanted, request.pod_sandbox_id(),
-                                           PodName(sandbox), about_container);
+    decision.reservation =
+        ReserveOrRefuse(ledger, inventory, *wanted, request.pod_sandbox_id(), PodName(sandbox),
+                        config.metadata().name(), about_container);
   }
   decision.pass_through = false;
   decision.why = "dxshim: " + decision.reservation.explanation;

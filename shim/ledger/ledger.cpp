@@ -37,6 +37,30 @@ devices::Usage Ledger::Usage() const {
   return UsageLocked();
 }
 
+std::vector<PodHolding> Ledger::Holdings() const {
+  std::lock_guard lock(mutex_);
+  std::vector<PodHolding> out;
+  for (const auto& [sandbox, hold] : holds_) {
+    if (!hold.committed || hold.stopped) continue;
+    PodHolding h;
+    // "namespace/name": a namespace is a DNS label, so the first '/' splits them.
+    const auto slash = hold.pod.find('/');
+    if (slash == std::string::npos) {
+      h.pod = hold.pod.empty() ? sandbox : hold.pod;
+    } else {
+      h.pod_namespace = hold.pod.substr(0, slash);
+      h.pod = hold.pod.substr(slash + 1);
+    }
+    h.containers.assign(hold.containers.begin(), hold.containers.end());
+    h.device_ids = hold.device_ids;
+    h.memory = hold.memory;
+    h.memory.resize(h.device_ids.size());
+    h.exclusive = hold.exclusive;
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
 Reservation Ledger::ReuseHold(const devices::Inventory& inventory, Hold& hold) const {
   Reservation r;
   for (const auto& id : hold.device_ids) {
@@ -61,15 +85,16 @@ Reservation Ledger::ReuseHold(const devices::Inventory& inventory, Hold& hold) c
   return r;
 }
 
-std::uint64_t Ledger::Register(Reservation& r, const std::string& sandbox_id) {
+std::uint64_t Ledger::Register(Reservation& r, const std::string& sandbox_id,
+                               const std::string& container) {
   r.id = next_reservation_++;
-  reservations_[r.id] = sandbox_id;
+  reservations_[r.id] = {sandbox_id, container};
   return r.id;
 }
 
 Reservation Ledger::Reserve(const devices::Inventory& inventory,
                             const devices::DeviceRequest& request, const std::string& sandbox_id,
-                            const std::string& pod) {
+                            const std::string& pod, const std::string& container) {
   std::lock_guard lock(mutex_);
   Reservation r;
   auto held = holds_.find(sandbox_id);
@@ -93,12 +118,13 @@ Reservation Ledger::Reserve(const devices::Inventory& inventory,
     hold.exclusive = request.exclusive;
     hold.pending = 1;
   }
-  Register(r, sandbox_id);
+  Register(r, sandbox_id, container);
   return r;
 }
 
 Reservation Ledger::ReserveAssigned(const std::vector<devices::Device>& devices,
-                                    const std::string& sandbox_id, const std::string& pod) {
+                                    const std::string& sandbox_id, const std::string& pod,
+                                    const std::string& container) {
   std::lock_guard lock(mutex_);
   Reservation r;
   r.devices = devices;
@@ -114,7 +140,7 @@ Reservation Ledger::ReserveAssigned(const std::vector<devices::Device>& devices,
   Merge(hold, assigned);
   if (hold.pod.empty()) hold.pod = pod;
   ++hold.pending;
-  Register(r, sandbox_id);
+  Register(r, sandbox_id, container);
   return r;
 }
 
@@ -134,6 +160,7 @@ void Ledger::Merge(Hold& hold, const Hold& from) {
     }
   }
   if (hold.pod.empty()) hold.pod = from.pod;
+  hold.containers.insert(from.containers.begin(), from.containers.end());
   hold.exclusive = hold.exclusive || from.exclusive;
 }
 
@@ -143,10 +170,12 @@ void Ledger::ApplyCommit(const std::string& sandbox, const Hold& committed) {
   hold.committed = true;
 }
 
-std::map<std::string, Ledger::Hold>::iterator Ledger::EndReservation(std::uint64_t reservation) {
+std::map<std::string, Ledger::Hold>::iterator Ledger::EndReservation(std::uint64_t reservation,
+                                                                     std::string* container) {
   const auto it = reservations_.find(reservation);
   if (it == reservations_.end()) return holds_.end();
-  const auto held = holds_.find(it->second);
+  const auto held = holds_.find(it->second.sandbox_id);
+  if (container != nullptr) *container = std::move(it->second.container);
   reservations_.erase(it);
   if (held != holds_.end() && held->second.pending > 0) --held->second.pending;
   return held;
@@ -154,7 +183,8 @@ std::map<std::string, Ledger::Hold>::iterator Ledger::EndReservation(std::uint64
 
 void Ledger::Commit(std::uint64_t reservation) {
   std::lock_guard lock(mutex_);
-  const auto held = EndReservation(reservation);
+  std::string container;
+  const auto held = EndReservation(reservation, &container);
   if (held == holds_.end()) return;
   const std::string sandbox = held->first;
   auto& hold = held->second;
@@ -165,6 +195,7 @@ void Ledger::Commit(std::uint64_t reservation) {
     return;
   }
   hold.committed = true;
+  if (!container.empty()) hold.containers.insert(std::move(container));
   if (resyncing_) {
     journal_.push_back({JournalEntry::Type::kCommit, sandbox, held->second});
   }
@@ -212,6 +243,7 @@ std::map<std::string, Ledger::Hold> Ledger::Rebuilt(const RuntimeRecord& runtime
     recorded.device_ids = c.device_ids;
     for (std::size_t i = 0; i < c.device_ids.size(); ++i) recorded.memory.push_back(c.MemoryOn(i));
     recorded.exclusive = c.exclusive;
+    if (!c.name.empty()) recorded.containers.insert(c.name);
     const auto name = runtime.pod_names.find(c.sandbox_id);
     if (name != runtime.pod_names.end()) recorded.pod = name->second;
     auto& hold = rebuilt[c.sandbox_id];

@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,19 @@ struct Reservation {
   std::vector<std::string> considered;
 };
 
+// A pod's hold as the metrics show it (shim/metrics/holding_collector.h): who holds which GPUs.
+struct PodHolding {
+  std::string pod_namespace;  // empty when the pod is not known by name
+  std::string pod;            // its name, or its sandbox id when not known by name
+  // Names of its containers created with the GPUs (CRI metadata names), sorted; empty when none
+  // is known by name.
+  std::vector<std::string> containers;
+  std::vector<std::string> device_ids;
+  // In device_ids' order: the bytes it asked there, nullopt for the default as configured now.
+  std::vector<std::optional<std::uint64_t>> memory;
+  bool exclusive = false;
+};
+
 // What a resync changed, for the log.
 struct ResyncOutcome {
   std::size_t holding = 0;  // sandboxes holding devices afterwards
@@ -57,14 +71,17 @@ class Ledger {
   // Chooses devices for `sandbox_id` (devices::Choose over the current usage) and reserves them,
   // with the GPU memory the request takes on each, until Commit or Release. A pod that already
   // holds devices gets the same ones again. `pod` ("namespace/name") names the holder in other
-  // pods' refusals. Throws devices::AllocationError.
+  // pods' refusals; `container` (its CRI metadata name) joins the pod's holders in metrics once
+  // committed. Throws devices::AllocationError.
   Reservation Reserve(const devices::Inventory& inventory, const devices::DeviceRequest& request,
-                      const std::string& sandbox_id, const std::string& pod = "");
+                      const std::string& sandbox_id, const std::string& pod = "",
+                      const std::string& container = "");
   // Records devices someone else chose (a device plugin put them into the config): never
   // refused, but counted (each with the default memory), so that dxshim does not hand them out
   // beyond their capacity.
   Reservation ReserveAssigned(const std::vector<devices::Device>& devices,
-                              const std::string& sandbox_id, const std::string& pod = "");
+                              const std::string& sandbox_id, const std::string& pod = "",
+                              const std::string& container = "");
 
   // The reservation's CreateContainer succeeded: the pod now holds its devices until its sandbox
   // is gone. A sandbox stopped while the call was in flight keeps nothing.
@@ -84,6 +101,9 @@ class Ledger {
   bool synced() const;
 
   devices::Usage Usage() const;
+  // The committed holds (what pods hold now; reservations in flight are not shown), by sandbox
+  // id.
+  std::vector<PodHolding> Holdings() const;
   const devices::AllocationPolicy& policy() const { return policy_; }
 
  private:
@@ -92,7 +112,8 @@ class Ledger {
     // In device_ids' order: the bytes reserved there, nullopt for a hold recorded before memory
     // was counted (it counts as the default).
     std::vector<std::optional<std::uint64_t>> memory;
-    std::string pod;  // "namespace/name"; empty when not known
+    std::string pod;                   // "namespace/name"; empty when not known
+    std::set<std::string> containers;  // names of its containers committed with the devices
     bool exclusive = false;
     bool committed = false;  // a CreateContainer succeeded: held until the sandbox is gone
     bool stopped = false;    // the sandbox went away with calls in flight: nothing commits
@@ -107,23 +128,30 @@ class Ledger {
   devices::Usage UsageLocked() const;
   // The pod's held devices again, counted once (another container of the same pod).
   Reservation ReuseHold(const devices::Inventory& inventory, Hold& hold) const;
-  std::uint64_t Register(Reservation& r, const std::string& sandbox_id);
+  std::uint64_t Register(Reservation& r, const std::string& sandbox_id,
+                         const std::string& container);
   // Adds `from`'s devices (and their memory) that `hold` does not have yet.
   static void Merge(Hold& hold, const Hold& from);
   void ApplyCommit(const std::string& sandbox, const Hold& committed);
   void ApplySandboxGone(const std::string& sandbox_id);
   void DropIfUnheld(const std::string& sandbox_id);
+  // A reservation in flight: whose, and for which container.
+  struct Pending {
+    std::string sandbox_id;
+    std::string container;
+  };
   // Ends `reservation` (one fewer pending on its sandbox's hold): that hold, or holds_.end() when
-  // the reservation or the hold is gone.
-  std::map<std::string, Hold>::iterator EndReservation(std::uint64_t reservation);
+  // the reservation or the hold is gone; `container` is set to the container it was for.
+  std::map<std::string, Hold>::iterator EndReservation(std::uint64_t reservation,
+                                                       std::string* container = nullptr);
   // The holds the runtime record backs, plus this ledger's reservations in flight and committed
   // holds of sandboxes still ready.
   std::map<std::string, Hold> Rebuilt(const RuntimeRecord& runtime) const;
 
   const devices::AllocationPolicy policy_;
   mutable std::mutex mutex_;
-  std::map<std::string, Hold> holds_;                  // by sandbox id
-  std::map<std::uint64_t, std::string> reservations_;  // id -> sandbox id
+  std::map<std::string, Hold> holds_;              // by sandbox id
+  std::map<std::uint64_t, Pending> reservations_;  // by reservation id
   std::uint64_t next_reservation_ = 1;
   bool resyncing_ = false;
   bool synced_ = false;

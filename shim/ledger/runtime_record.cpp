@@ -66,6 +66,7 @@ RuntimeRecord ReadRuntimeRecord(const runtime::v1::ListPodSandboxResponse& sandb
     RecordedContainer r;
     r.container_id = c.id();
     r.sandbox_id = c.pod_sandbox_id();
+    r.name = c.metadata().name();
     r.device_ids = CommaList(devices->second);
     const auto sharing = c.labels().find(keys::kSharingLabel);
     r.exclusive = sharing != c.labels().end() && sharing->second == keys::kExclusive;

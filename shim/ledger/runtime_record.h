@@ -19,6 +19,7 @@ namespace dxshim {
 struct RecordedContainer {
   std::string container_id;
   std::string sandbox_id;
+  std::string name;  // its CRI metadata name (the pod spec's container name)
   std::vector<std::string> device_ids;
   bool exclusive = false;
   bool exited = false;  // known to have exited (any other state may still run)

@@ -5,34 +5,13 @@
 #include <string>
 
 #include "devices/allocation/gpu_memory.h"
+#include "shim/metrics/metric_family.h"
 
 namespace dxshim::metrics {
-namespace {
 
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
-
-MetricFamily Family(std::string name, std::string help, MetricType type) {
-  MetricFamily f;
-  f.name = std::move(name);
-  f.help = std::move(help);
-  f.type = type;
-  return f;
-}
-
-void AddSample(MetricFamily& family, std::vector<ClientMetric::Label> labels, double value) {
-  ClientMetric m;
-  m.label = std::move(labels);
-  if (family.type == MetricType::Counter) {
-    m.counter.value = value;
-  } else {
-    m.gauge.value = value;
-  }
-  family.metric.push_back(std::move(m));
-}
-
-}  // namespace
 
 std::vector<MetricFamily> CollectNode(const devices::DeviceSnapshot& snapshot,
                                       const Ledger& ledger) {
@@ -62,7 +41,10 @@ std::vector<MetricFamily> CollectNode(const devices::DeviceSnapshot& snapshot,
   // `d`: the GPU, or one with only an id when it left the snapshot.
   const auto add_gpu = [&](const devices::Device& d, bool in_snapshot) {
     const std::vector<ClientMetric::Label> labels = {
-        {"gpu", d.id}, {"vendor", d.vendor}, {"model", d.description}};
+        {"gpu", d.id},
+        {"vendor", d.vendor},
+        {"model", d.description},
+        {"luid", in_snapshot ? devices::CounterLuid(d.luid) : ""}};
     const auto held = usage.find(d.id);
     const devices::DeviceUsage use = held == usage.end() ? devices::DeviceUsage{} : held->second;
     AddSample(slots, labels, use.exclusive ? 1 : per_device);

@@ -2,18 +2,21 @@
 // (dxshim in the demo), and prints each call and its answer. The first pod asks for a GPU with
 // the dxshim.io/gpu annotation and mounts a file of its own; the container shows what it sees.
 // A second GPU pod then finds the only GPU taken. With --memory, three pods ask for 6Gi each of
-// the demo's one 16Gi GPU (dxshim.io/gpu-memory): two share it, the third does not fit.
+// the demo's one 16Gi GPU (dxshim.io/gpu-memory): two share it, the third does not fit; given
+// dxshim's metrics address, it then shows which pod is on which GPU as Prometheus would see it.
 //
 // usage: cri_demo SOCKET WORK_DIR DEVICE_PATH RUNTIME_FILE_IN_CONTAINER
-//        cri_demo --memory SOCKET WORK_DIR
+//        cri_demo --memory SOCKET WORK_DIR [METRICS_HOST:PORT]
 #include <google/protobuf/text_format.h>
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "tests/support/cri_client.h"
+#include "tests/support/http_get.h"
 
 namespace {
 
@@ -65,9 +68,24 @@ bool ShowReservation(dxshim::test::CriClient& cri, const std::string& id) {
   return true;
 }
 
+// The lines of dxshim's /metrics at `metrics` that say which pod holds which GPU.
+void ShowHolders(const std::string& metrics) {
+  const auto scrape = dxshim::test::HttpGet(metrics, "/metrics");
+  std::printf(
+      "  GET /metrics: who holds the GPU (deploy/monitoring/ joins this with "
+      "windows_exporter on node and luid)\n");
+  std::istringstream lines(scrape.body);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("dxshim_container_gpu_info{") ||
+        line.starts_with("dxshim_pod_gpu_memory_reserved_bytes{")) {
+      std::printf("    %s\n", line.c_str());
+    }
+  }
+}
+
 // Three pods asking for 6Gi of GPU memory each, one after the other: the first two share the
 // 16Gi GPU, each told what it reserved; the third does not fit next to them (RESOURCE_EXHAUSTED).
-int ShareByMemory(const std::string& socket, const std::string& work) {
+int ShareByMemory(const std::string& socket, const std::string& work, const std::string& metrics) {
   dxshim::test::CriClient cri(socket);
   std::printf("  pod annotation   dxshim.io/gpu-memory: 6Gi (three pods, one after the other)\n");
   std::vector<std::string> pods;
@@ -101,6 +119,7 @@ int ShareByMemory(const std::string& socket, const std::string& work) {
                 static_cast<int>(created.error_code()), created.error_message().c_str());
     ok = exhausted;
   }
+  if (ok && !metrics.empty()) ShowHolders(metrics);
   for (const auto& pod : pods) cri.RemovePod(pod);
   std::printf("  %-16s ok  (%zu pods stopped and removed)\n", "RemovePodSandbox", pods.size());
   return ok ? 0 : 1;
@@ -109,11 +128,13 @@ int ShareByMemory(const std::string& socket, const std::string& work) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::string(argv[1]) == "--memory") return ShareByMemory(argv[2], argv[3]);
+  if ((argc == 4 || argc == 5) && std::string(argv[1]) == "--memory") {
+    return ShareByMemory(argv[2], argv[3], argc == 5 ? argv[4] : "");
+  }
   if (argc != 5) {
     std::fprintf(stderr,
                  "usage: cri_demo SOCKET WORK_DIR DEVICE_PATH RUNTIME_FILE\n"
-                 "       cri_demo --memory SOCKET WORK_DIR\n");
+                 "       cri_demo --memory SOCKET WORK_DIR [METRICS_HOST:PORT]\n");
     return 2;
   }
   const std::string socket = argv[1];

@@ -16,5 +16,14 @@ TEST(Devices, HardwareIdAndLuidFormatting) {
   EXPECT_EQ(FormatLuid((0x1ull << 32) | 0xd1a2), "0x00000001:0x0000d1a2");
 }
 
+// windows_exporter's example label (docs/collector.gpu.md) and its format string: 8 upper-case hex
+// digits each, high part first, joined by '_'.
+TEST(Devices, CounterLuidIsWrittenAsWindowsExporterLabelsIt) {
+  EXPECT_EQ(CounterLuid(0x10F8A), "0x00000000_0x00010F8A");
+  EXPECT_EQ(CounterLuid(0x1136A), "0x00000000_0x0001136A");
+  EXPECT_EQ(CounterLuid((0xABull << 32) | 0xd1a2), "0x000000AB_0x0000D1A2");
+  EXPECT_EQ(CounterLuid(0xFFFFFFFFFFFFFFFFull), "0xFFFFFFFF_0xFFFFFFFF");
+}
+
 }  // namespace
 }  // namespace dxshim::devices

@@ -224,14 +224,16 @@ TEST(Ledger, ResyncHoldsForReadySandboxesWhateverTheirContainersDo) {
   RuntimeRecord runtime;
   runtime.ready_sandboxes = {"crash-looping", "two-containers"};
   // Ready sandbox, its only GPU container exited (crash loop, completed init container): held.
-  runtime.containers.push_back({"c1", "crash-looping", {t4a}, false, /*exited=*/true, {}, {}, {}});
+  runtime.containers.push_back(
+      {"c1", "crash-looping", "app", {t4a}, false, /*exited=*/true, {}, {}, {}});
   // Not ready (stopped behind dxshim's back) and exited: free.
-  runtime.containers.push_back({"c2", "stopped", {t4b}, false, /*exited=*/true, {}, {}, {}});
+  runtime.containers.push_back({"c2", "stopped", "app", {t4b}, false, /*exited=*/true, {}, {}, {}});
   // Not ready (its pause process died) but a container may still run: held until it exits.
-  runtime.containers.push_back({"c3", "pause-died", {amd}, true, /*exited=*/false, {}, {}, {}});
+  runtime.containers.push_back(
+      {"c3", "pause-died", "app", {amd}, true, /*exited=*/false, {}, {}, {}});
   // Two containers given different devices (kubelet assigns per container): the pod holds both.
-  runtime.containers.push_back({"c4", "two-containers", {"x"}, false, true, {}, {}, {}});
-  runtime.containers.push_back({"c5", "two-containers", {"y"}, false, false, {}, {}, {}});
+  runtime.containers.push_back({"c4", "two-containers", "app", {"x"}, false, true, {}, {}, {}});
+  runtime.containers.push_back({"c5", "two-containers", "app", {"y"}, false, false, {}, {}, {}});
   const auto outcome = a.FinishResync(runtime);
   EXPECT_TRUE(a.synced());
   EXPECT_EQ(outcome.holding, 3u);
@@ -295,8 +297,9 @@ TEST(Ledger, ResyncKeepsInFlightAndReplaysWhatHappenedMeanwhile) {
   a.SandboxGone("pod-old");
   RuntimeRecord runtime;
   runtime.ready_sandboxes = {"pod-old", "pod-amd"};  // listed before they changed
-  runtime.containers.push_back({"c-old", "pod-old", {t4b}, false, false, {}, {}, {}});
-  runtime.containers.push_back({"c-amd", "pod-amd", {"gone-device"}, true, true, {}, {}, {}});
+  runtime.containers.push_back({"c-old", "pod-old", "app", {t4b}, false, false, {}, {}, {}});
+  runtime.containers.push_back(
+      {"c-amd", "pod-amd", "app", {"gone-device"}, true, true, {}, {}, {}});
   const auto outcome = a.FinishResync(runtime);
   EXPECT_TRUE(outcome.freed.empty());
   const auto usage = a.Usage();

@@ -32,6 +32,7 @@ TEST(Ledger, WhatTheRuntimesSandboxesAndContainersSay) {
     c->set_id(id);
     c->set_pod_sandbox_id("pod-" + id);
     c->set_state(state);
+    c->mutable_metadata()->set_name("app-" + id);
     if (!devices.empty()) (*c->mutable_labels())[keys::kDevicesLabel] = devices;
     if (!sharing.empty()) (*c->mutable_labels())[keys::kSharingLabel] = sharing;
   };
@@ -45,6 +46,7 @@ TEST(Ledger, WhatTheRuntimesSandboxesAndContainersSay) {
   ASSERT_EQ(record.containers.size(), 4u);
   EXPECT_EQ(record.containers[0].container_id, "running");
   EXPECT_EQ(record.containers[0].sandbox_id, "pod-running");
+  EXPECT_EQ(record.containers[0].name, "app-running");  // how metrics name it after a restart
   EXPECT_EQ(record.containers[0].device_ids, (std::vector<std::string>{"a", "b"}));
   EXPECT_TRUE(record.containers[0].exclusive);
   EXPECT_FALSE(record.containers[0].exited);

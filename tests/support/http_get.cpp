@@ -105,7 +105,7 @@ HttpResponse HttpRequest(const std::string& address, const std::string& method,
 
 std::string MetricsAddress(const std::string& log) {
   const std::string marker = "metrics: serving http://";
-  const auto at = log.find(marker);
+  const auto at = log.rfind(marker);
   if (at == std::string::npos) return "";
   const auto start = at + marker.size();
   return log.substr(start, log.find('/', start) - start);

@@ -27,7 +27,8 @@ inline HttpResponse HttpGet(const std::string& address, const std::string& path,
 }
 
 // "HOST:PORT" of the metrics endpoint a dxshim's log announces ("metrics: serving
-// http://127.0.0.1:PORT/metrics", "http://[::1]:PORT/metrics"), or "" when it does not.
+// http://127.0.0.1:PORT/metrics", "http://[::1]:PORT/metrics"), or "" when it does not; the last
+// one announced when the log spans restarts.
 std::string MetricsAddress(const std::string& log);
 
 // The value of the first sample of `name` in Prometheus text `exposition` whose labels include
