@@ -65,19 +65,27 @@ std::string Occupancy(const DeviceUsage& u, unsigned per_device) {
   return PodCount(u.pods, per_device) + (u.exclusive ? " (exclusive)" : "");
 }
 
+// Holders named per device in a refusal: kubelet shows the message as the pod's event, and a GPU
+// shared by dozens of pods would make it kilobytes long.
+constexpr std::size_t kHoldersNamed = 8;
+
 // "16Gi, 12Gi reserved (default/a 6Gi, default/b 6Gi), 4Gi free, 2/8 pods": a device's memory
-// and who reserved it, for a refusal.
+// and who reserved it (the first kHoldersNamed by name, then how many more), for a refusal.
 std::string MemoryUse(const Device& d, const DeviceUsage& u, const AllocationPolicy& policy) {
   const auto capacity = MemoryCapacity(d, policy);
   const auto reserved = ReservedOn(d, u, policy);
   std::string out = FormatBytes(capacity) + ", " + FormatBytes(reserved) + " reserved";
   if (!u.holders.empty()) {
     out += " (";
-    for (std::size_t i = 0; i < u.holders.size(); ++i) {
+    const auto named = std::min(u.holders.size(), kHoldersNamed);
+    for (std::size_t i = 0; i < named; ++i) {
       const auto& h = u.holders[i];
       const auto bytes = HeldGpuMemory(d, h.memory, h.exclusive, policy);
       const char* how = h.exclusive ? " exclusive" : h.memory ? "" : " by default";
       out += (i ? ", " : "") + h.pod + " " + FormatBytes(bytes) + how;
+    }
+    if (named < u.holders.size()) {
+      out += " and " + std::to_string(u.holders.size() - named) + " more pods";
     }
     out += ")";
   }

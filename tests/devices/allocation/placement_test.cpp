@@ -46,7 +46,7 @@ std::string Refusal(const Inventory& node, const Usage& usage, const DeviceReque
 }
 
 // A device held by pods that each recorded `each` bytes.
-DeviceUsage Held(std::initializer_list<std::pair<const char*, std::uint64_t>> pods) {
+DeviceUsage Held(const std::vector<std::pair<std::string, std::uint64_t>>& pods) {
   DeviceUsage u;
   for (const auto& [pod, bytes] : pods) {
     ++u.pods;
@@ -218,6 +218,19 @@ TEST(Placement, NotNextToWhatIsHeldIsResourceExhaustedNamingThePods) {
             "than is free now on the 1 matching GPU(s): NVIDIA Tesla T4 [" +
                 node.devices[0].location_path +
                 "]: 15Gi, 12Gi reserved (default/a 6Gi, default/b 6Gi), 3Gi free, 2/8 pods");
+  // Twenty pods of 512Mi: the first eight by name are named, then how many more.
+  std::vector<std::pair<std::string, std::uint64_t>> many;
+  for (int i = 10; i < 30; ++i) many.emplace_back("default/p" + std::to_string(i), 512ull << 20);
+  const auto crowded =
+      Refusal(node, {{node.devices[0].id, Held(many)}}, Request({{"dxshim.io/gpu-memory", "6Gi"}}),
+              Policy(32), AllocationError::Kind::kMemoryExhausted);
+  EXPECT_NE(crowded.find("10Gi reserved (default/p10 512Mi, default/p11 512Mi, "),
+            std::string::npos)
+      << crowded;
+  EXPECT_NE(crowded.find("default/p17 512Mi and 12 more pods), 5Gi free, 20/32 pods"),
+            std::string::npos)
+      << crowded;
+  EXPECT_EQ(crowded.find("default/p18"), std::string::npos) << crowded;
   // 3Gi still fits; a pod count that is full is the old refusal.
   EXPECT_NO_THROW(Choose(node, usage, Request({{"dxshim.io/gpu-memory", "3Gi"}}), Policy(8)));
   Refusal(node, usage, Request({{"dxshim.io/gpu-memory", "1Gi"}}), Policy(2),
