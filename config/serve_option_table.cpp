@@ -291,7 +291,7 @@ std::string HelpText(const ServeOption& option) {
   return help + ")";
 }
 
-std::string ReadmeRow(const ServeOption& option) {
+std::string ReferenceRow(const ServeOption& option) {
   std::string row = "| `" + std::string(option.key) + "` | `" + option.linux_default + "`";
   if (*option.default_note) row.append(" (").append(option.default_note).append(")");
   if (option.windows_default) row.append("; Windows: `").append(option.windows_default) += '`';

@@ -1,7 +1,7 @@
 // Every key of `dxshim serve`'s configuration, in one table: its name, what kind of value it
 // takes, its default on Linux and on Windows, its help, and whether the device plugin child gets
 // it. Parsing (serve_config.h), the defaults of ServeConfig, `--help` of serve and device-plugin,
-// the child's command line and README.md's option table (checked by
+// the child's command line and the option table of docs/configuration.md (checked by
 // tests/config/serve_option_table_test.cpp) all come from it.
 #pragma once
 
@@ -18,8 +18,8 @@ struct ServeOption {
   const char* type;  // the value's kind, shown by --help: endpoint, duration, bool, count, ...
   const char* linux_default;    // in the key's own syntax ("-": none)
   const char* windows_default;  // nullptr: as on Linux
-  const char* default_note;     // after the default in the README ("stderr", "none"), or ""
-  // One line; `code` in backticks (the README shows them, --help does not).
+  const char* default_note;     // after the default in the docs' table ("stderr", "none"), or ""
+  // One line; `code` in backticks (the docs show them, --help does not).
   const char* help;
   bool to_plugin;  // the device plugin child (`dxshim device-plugin`) is given it
   // Sets the key from its text; throws ConfigError. Null: the key exists only in files
@@ -29,7 +29,7 @@ struct ServeOption {
   std::string (*get)(const ServeConfig&);
 };
 
-// The table, in the order --help and README.md show it.
+// The table, in the order --help and docs/configuration.md show it.
 const std::vector<ServeOption>& ServeOptions();
 // The option named `key`, or nullptr.
 const ServeOption* FindServeOption(std::string_view key);
@@ -38,8 +38,8 @@ const ServeOption* FindServeOption(std::string_view key);
 const char* PlatformDefault(const ServeOption& option);
 // --help's text: the help without backticks, and the default.
 std::string HelpText(const ServeOption& option);
-// The option's row of README.md's table: | `key` | default | help |
-std::string ReadmeRow(const ServeOption& option);
+// The option's row of docs/configuration.md's table: | `key` | default | help |
+std::string ReferenceRow(const ServeOption& option);
 
 // The keys the device plugin child is given, and its arguments for `cfg`
 // ("device-plugin", "--key", "value", ...).

@@ -86,7 +86,7 @@ for line in text.splitlines():
     zero_decision = line.startswith("dxshim_create_container_decisions_total") and line.endswith(" 0")
     if line.startswith(wanted) and not zero_decision:
         print(line)
-print(f"({len(text.splitlines())} lines in all; README.md, 'Watching dxshim', lists them)")
+print(f"({len(text.splitlines())} lines in all; docs/metrics.md lists them)")
 PY
 
 echo "== 7. one GPU shared by memory: a second dxshim on its own socket, 4 pods per GPU, whose"
@@ -118,5 +118,5 @@ dxshim_pid=
 echo "== dxshim's log"
 sed 's/^/   /' "$work/dxshim.log"
 echo
-echo "Point kubelet at dxshim with --container-runtime-endpoint=unix:///run/dxshim/dxshim.sock (see README.md)."
+echo "Point kubelet at dxshim with --container-runtime-endpoint=unix:///run/dxshim/dxshim.sock (see docs/linux.md)."
 echo "Pods without dxshim.io/ annotations and without GPU devices are relayed byte-identical."

@@ -42,7 +42,7 @@ std::optional<int> Parse(const po::options_description& desc, int argc, char** a
 #ifndef _WIN32
   std::cerr << "dxshim " << command
             << ": runs on Windows nodes (the service manager and the "
-               "registry); on Linux see the README, 'Pointing kubelet at dxshim'\n";
+               "registry); on Linux see docs/linux.md, 'Pointing kubelet at dxshim'\n";
   return node::kUsage;
 #else
   return std::nullopt;

@@ -1,5 +1,5 @@
 // Whether the runtime files dxshim is about to mount are on the host now: checked at every
-// CreateContainer (a stat per file, see README "Benchmarks"), because a missing mount source is
+// CreateContainer (a stat per file, see bench/README.md), because a missing mount source is
 // not refused by containerd on Windows but created as an empty directory, here inside the host's
 // DriverStore, and mapped over the DLL. A file that is missing is told apart by what was seen
 // before: never seen (the driver lists a file it does not ship: skipped, as always) or seen and

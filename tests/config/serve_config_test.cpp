@@ -315,14 +315,16 @@ TEST(ServeConfig, PipeAndLogFileKeys) {
   EXPECT_NE(msg.find("from 1 to 1024"), std::string::npos) << msg;
 }
 
-TEST(ServeConfig, TheReadmeDocumentsEveryKey) {
-  // README.md's option table is the configuration reference: every key, default and meaning.
-  std::ifstream in(DXSHIM_SOURCE_DIR "/README.md");
-  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+TEST(ServeConfig, TheReferenceDocumentsEveryKey) {
+  // docs/configuration.md's option table is the configuration reference: every key, default and
+  // meaning.
+  std::ifstream in(DXSHIM_SOURCE_DIR "/docs/configuration.md");
+  const std::string reference((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
   auto keys = ServeKeys();
   keys.push_back("extra-runtime-files");
   for (const auto& key : keys) {
-    EXPECT_NE(readme.find("| `" + key + "`"), std::string::npos) << key;
+    EXPECT_NE(reference.find("| `" + key + "`"), std::string::npos) << key;
   }
 }
 

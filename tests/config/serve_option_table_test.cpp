@@ -1,7 +1,8 @@
 // The option table (config/serve_option_table.h) is the one description of serve's keys:
-// README.md's option table is exactly the table's rows, every default (Windows' too) is a value its
-// key accepts, the device plugin child's command line carries its keys in their own syntax and
-// reads back to the same values, and --help shows each help without markdown and with its default.
+// docs/configuration.md's option table is exactly the table's rows, every default (Windows' too)
+// is a value its key accepts, the device plugin child's command line carries its keys in their own
+// syntax and reads back to the same values, and --help shows each help without markdown and with
+// its default.
 #include "config/serve_option_table.h"
 
 #include <gtest/gtest.h>
@@ -15,9 +16,9 @@
 namespace dxshim::config {
 namespace {
 
-// The rows of README.md's table under its "| key | default | meaning |" header.
-std::string ReadmeTable() {
-  std::ifstream in(DXSHIM_SOURCE_DIR "/README.md");
+// The rows of docs/configuration.md's table under its "| key | default | meaning |" header.
+std::string ReferenceTable() {
+  std::ifstream in(DXSHIM_SOURCE_DIR "/docs/configuration.md");
   std::string line;
   while (std::getline(in, line) && line != "| key | default | meaning |") {
   }
@@ -27,10 +28,10 @@ std::string ReadmeTable() {
   return rows;
 }
 
-TEST(ServeOptionTable, TheReadmeTableIsTheOptionTable) {
+TEST(ServeOptionTable, TheReferenceTableIsTheOptionTable) {
   std::string rows;
-  for (const auto& option : ServeOptions()) rows += ReadmeRow(option) + "\n";
-  EXPECT_EQ(ReadmeTable(), rows) << "README.md's option table must be these rows";
+  for (const auto& option : ServeOptions()) rows += ReferenceRow(option) + "\n";
+  EXPECT_EQ(ReferenceTable(), rows) << "docs/configuration.md's option table must be these rows";
 }
 
 TEST(ServeOptionTable, KeysAreUniqueAndEveryDefaultIsAValueItsKeyTakes) {

@@ -5,7 +5,7 @@
 // dxshim.exe runs with the linux target on an inventory of test GPUs (a device node made by the
 // test and a runtime file): wine has no GPU, so the inventory stands in for DXCore discovery.
 // What only a Windows node shows (pipe ACLs, a real GPU, containerd on Windows) is in
-// README "Windows nodes" and deploy/windows/CHECKLIST.md.
+// docs/windows.md and deploy/windows/CHECKLIST.md.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 //   CRI client (Linux) --TCP--> pipe-relay.exe (forwarder only) --\\.\pipe\NAME--> dxshim.exe
 //   --runtime leg (tcp:// here)--> containerd
 // Both Windows programs share one private wine prefix (one wineserver: one pipe namespace).
-// Wine is not Windows: it has no GPU and its sockets are the host's; see README "Windows nodes".
+// Wine is not Windows: it has no GPU and its sockets are the host's; see docs/windows.md.
 #pragma once
 
 #include <chrono>
