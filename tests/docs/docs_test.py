@@ -10,10 +10,10 @@ CONTRIBUTING.md, docs/*.md, tests/README.md, bench/README.md and every README.md
      file or folder of the repository root or of the document's folder (so `dxshim.io/gpu` or
      `runtime.v1` are not paths, `scripts/nope.sh` is), relative to either of those;
    - a bare file name in `backticks` ending in .md .py .sh .cpp .h .proto .cmake, or
-     CMakeLists.txt: in the document's folder, at the root, or anywhere in the tree (a prose
-     mention of `layering_test.py` names the one file of that name). Bare .ps1, .yaml and .json
-     names are often a node's files (StartKubelet.ps1, config.yaml), so only paths with a "/"
-     are checked for those.
+     CMakeLists.txt (not a suffix such as `.h` or `_test.py`): in the document's folder, at the
+     root, or anywhere in the tree (a prose mention of `layering_test.py` names the one file of
+     that name). Bare .ps1, .yaml and .json names are often a node's files (StartKubelet.ps1,
+     config.yaml), so only paths with a "/" are checked for those.
    Not paths: URLs, absolute paths, Windows paths (anything with a backslash or a drive), words
    with placeholders or globs (< > * { } $ % | ... …), generated protobuf files (*.pb.*) and build
    outputs (build*/..., dist/...). `--flag=PATH` is read as PATH, `PATH:LINE` as PATH.
@@ -225,7 +225,8 @@ def check_paths(d):
             named += 1
             if not exists(path, d.folder):
                 missing.append(f"{d.rel}:{n}: `{path}` does not exist")
-        elif bare_ok and (path.endswith(KNOWN_EXT) or path == "CMakeLists.txt"):
+        elif bare_ok and not path.startswith((".", "_")) and (path.endswith(KNOWN_EXT) or
+                                                              path == "CMakeLists.txt"):
             named += 1
             if not exists(path, d.folder) and path not in basenames:
                 missing.append(f"{d.rel}:{n}: `{path}` is no file of the repository")
