@@ -115,6 +115,7 @@ TEST(DeviceRequest, TheExamplePodsParse) {
   int pods = 0;
   for (const auto& entry :
        std::filesystem::directory_iterator(DXSHIM_SOURCE_DIR "/deploy/examples/pods")) {
+    if (entry.path().extension() != ".yaml") continue;  // README.md, the images' Dockerfiles
     const auto pod = YAML::LoadFile(entry.path().string());
     std::map<std::string, std::string> annotations;
     for (const auto& kv : pod["metadata"]["annotations"]) {
