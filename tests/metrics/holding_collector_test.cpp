@@ -2,17 +2,22 @@
 // the example inventory of a node with three GPUs (a real file; no GPU exists here): one info
 // series per (container, GPU) with windows_exporter's LUID form, each pod's reservation, nothing
 // for a reservation in flight, the series gone with the pod's hold, and the same series after a
-// restart rebuilds the ledger from the runtime's record.
+// restart rebuilds the ledger from the runtime's record. And docs/metrics.md's metric table is
+// exactly the families a scrape of serve's metrics carries (the registry and both collectors).
 #include "shim/metrics/holding_collector.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "devices/allocation/device_request.h"
 #include "devices/make_device_source.h"
 #include "shim/metrics/metrics.h"
+#include "shim/metrics/node_collector.h"
 #include "tests/support/http_get.h"
 
 namespace dxshim::metrics {
@@ -163,6 +168,44 @@ TEST_F(Holdings, ARestartedDxshimNamesTheSameHolders) {
   EXPECT_EQ(Sample(text, "dxshim_container_gpu_info", Holder("media", "encoder", "app")), 1);
   EXPECT_EQ(Sample(text, "dxshim_container_gpu_info", Holder("media", "encoder", "init")), 1);
   EXPECT_EQ(Sample(text, "dxshim_pod_gpu_memory_reserved_bytes", {"pod=\"encoder\""}), 2.0 * kGi);
+}
+
+// The metric names in the first column of docs/metrics.md's table ("| metric | type | ...").
+std::set<std::string> DocumentedMetrics() {
+  std::ifstream in(DXSHIM_SOURCE_DIR "/docs/metrics.md");
+  std::set<std::string> names;
+  bool in_table = false;
+  const std::regex name("`(dxshim_[a-z0-9_]+)`");
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("| metric | type |")) in_table = true;
+    if (!in_table) continue;
+    if (!line.starts_with("|")) break;
+    const auto first = line.substr(1, line.find('|', 1) - 1);
+    for (std::sregex_iterator m(first.begin(), first.end(), name), end; m != end; ++m) {
+      names.insert((*m)[1].str());
+    }
+  }
+  return names;
+}
+
+TEST_F(Holdings, TheMetricsReferenceIsWhatAScrapeCarries) {
+  Create("sb-1", "ns/a", "c", {{"dxshim.io/vendor", "amd"}});
+  Metrics m;  // as serve wires it (shim/cli/serve_command.cpp)
+  m.AddCollector([&] { return CollectNode(snapshot_, ledger_); });
+  m.AddCollector([&] { return CollectHoldings(snapshot_, ledger_); });
+  // One event of each kind, so that every family has a sample.
+  m.CallAnswered("/runtime.v1.RuntimeService/Version", grpc::StatusCode::OK,
+                 std::chrono::microseconds(70));
+  m.PipeClient("kubelet.exe");
+  m.Resync(true, std::chrono::milliseconds(3));
+  std::set<std::string> scraped;
+  std::istringstream lines(m.Render());
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("# TYPE ")) scraped.insert(line.substr(7, line.find(' ', 7) - 7));
+  }
+  ASSERT_GT(scraped.size(), 20u);
+  EXPECT_EQ(DocumentedMetrics(), scraped)
+      << "docs/metrics.md's table must list exactly the metrics dxshim serves";
 }
 
 }  // namespace
