@@ -161,5 +161,11 @@ Write-Step "dxshim.exe $($arguments -join ' ')"
 & $Installed @arguments
 $code = $LASTEXITCODE
 Get-ChildItem (Join-Path $InstallDir '*.old') | Remove-Item -Force -ErrorAction SilentlyContinue
-if ($code -ne 0) { throw "dxshim.exe install failed ($code): see above (it rolled back what it changed)" }
+if ($code -ne 0) {
+  # dxshim.exe install's own code, passed on (deploy/windows/README.md): 3 (a kubelet launcher it
+  # does not know; nothing changed) must reach the installer DaemonSet as 3.
+  $what = if ($code -eq 3) { 'changed nothing: see above for the setting to make' } else { 'rolled back what it changed' }
+  [Console]::Error.WriteLine("dxshim.exe install failed ($code): see above (it $what)")
+  exit $code
+}
 Write-Step 'done'
