@@ -76,11 +76,18 @@ function Test-Prerequisites {
   foreach ($name in 'dxshim.exe', 'dxshim-devices.exe') {
     if (-not (Test-Path (Join-Path $SourceDir $name))) { throw "$name not found in $SourceDir" }
   }
-  $json = & (Join-Path $SourceDir 'dxshim-devices.exe') list --output json
+  # Every GPU first (integrated and detachable ones too: the configuration may hand them out),
+  # then the ones dxshim hands out by default, to say why a node with only the others gets none.
+  $devices = Join-Path $SourceDir 'dxshim-devices.exe'
+  $all = & $devices list --output json --include-integrated --include-detachable
   if ($LASTEXITCODE -ne 0) { throw 'dxshim-devices.exe could not list the GPUs (see its message above)' }
-  $count = @(($json | Out-String | ConvertFrom-Json).devices).Count
+  $count = @(($all | Out-String | ConvertFrom-Json).devices).Count
   if ($count -eq 0 -and -not $AllowNoGpu) {
-    throw 'no usable GPU found (drivers installed? integrated GPUs need include-integrated); -AllowNoGpu installs anyway'
+    throw 'no GPU found (drivers installed?); -AllowNoGpu installs anyway'
+  }
+  $discrete = @((& $devices list --output json | Out-String | ConvertFrom-Json).devices).Count
+  if ($count -gt 0 -and $discrete -eq 0) {
+    Write-Warning 'only integrated or detachable GPUs: dxshim hands them out only with include-integrated or include-detachable in its configuration'
   }
   # The configuration the service will run with, checked by the new binary before anything
   # changes: a typo must not cost the node its kubelet.

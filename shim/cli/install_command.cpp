@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "config/serve_config.h"
 #include "devices/device_source.h"
 #include "devices/device_table.h"
 #include "devices/make_device_source.h"
@@ -52,10 +53,15 @@ std::optional<int> Parse(const po::options_description& desc, int argc, char** a
 #ifdef _WIN32
 void Say(const std::string& line) { std::cout << line << std::endl; }
 
-// The node's GPU labels as `dxshim devices --output labels` prints them.
-std::vector<std::string> GpuLabels() {
-  const auto source = devices::MakeDeviceSource("auto", "/sys");
-  const auto found = devices::SelectUsable(source->Load(), false, false);
+// The node's GPU labels as `dxshim devices --output labels` prints them, of the GPUs serve hands
+// out with the configuration at `config_path`: its device source, include-integrated and
+// include-detachable (a node whose only GPU is integrated is labelled as having it).
+std::vector<std::string> GpuLabels(const std::string& config_path) {
+  config::ServeConfig cfg;
+  config::ApplyServeConfigFile(cfg, config_path);
+  const auto source = devices::MakeDeviceSource(cfg.device_source, cfg.sysfs_root);
+  const auto found =
+      devices::SelectUsable(source->Load(), cfg.include_integrated, cfg.include_detachable);
   std::istringstream lines(devices::FormatLabelLines(devices::NodeLabels(found)));
   std::vector<std::string> labels;
   for (std::string line; std::getline(lines, line);) {
@@ -153,7 +159,7 @@ int RunInstall(int argc, char** argv) {
     }
     const std::string labels = vm["node-labels"].as<std::string>();
     if (labels == "auto") {
-      o.plan.node_labels = GpuLabels();
+      o.plan.node_labels = GpuLabels(o.plan.dxshim_config);
     } else if (labels != "none") {
       o.plan.node_labels = SplitComma(labels);
     }
