@@ -32,13 +32,17 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
   disable_tcp_service = $([ -n "$tcp" ] && echo false || echo true)
   # A second runc runtime under another handler name: the tests list it in dxshim's
   # vm-runtime-handlers, where on Windows containerd's runhcs-wcow-hypervisor (Hyper-V isolation)
-  # would stand. Naming one runtime replaces containerd's default table, so runc is named too.
+  # would stand, and it carries that handler's option, SandboxIsolation = 1 (HYPERVISOR), which
+  # runc ignores and dxshim doctor reads back from containerd's Status. Naming one runtime
+  # replaces containerd's default table, so runc is named too.
   [plugins."io.containerd.grpc.v1.cri".containerd]
     default_runtime_name = "runc"
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.dxshim-test-vm]
       runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.dxshim-test-vm.options]
+        SandboxIsolation = 1
   [plugins."io.containerd.grpc.v1.cri".cni]
     # No CNI: pods use the host network.
     bin_dir = "$dir/cni/bin"

@@ -5,8 +5,8 @@
 # would, shows what its container sees and that a second GPU pod is refused, shows that
 # containerd's own API passes through, shows what dxshim's metrics endpoint reports, shows two
 # pods sharing the GPU by memory and a third refused (a second dxshim, 4 pods per GPU), prints what
-# `dxshim rewrite --explain` would do for a CUDA pod on a Windows Tesla T4 node, and stops
-# everything cleanly.
+# `dxshim rewrite --explain` would do for a CUDA pod on a Windows Tesla T4 node, runs
+# `dxshim doctor` on the whole path, and stops everything cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -54,7 +54,7 @@ build/shim/dxshim serve --listen "$work/dxshim.sock" --runtime "$work/containerd
   --device-source "inventory:$work/inventory.yaml" --target linux \
   --max-containers-per-device 1 --linux-system32-path /usr/lib/dxshim \
   --device-plugin-dir "$work/device-plugins" --metrics-listen 127.0.0.1:0 \
-  >"$work/dxshim.log" 2>&1 &
+  --vm-runtime-handlers dxshim-test-vm >"$work/dxshim.log" 2>&1 &
 dxshim_pid=$!
 wait_for_socket "$work/dxshim.sock"
 ls -l "$work/dxshim.sock" | sed 's/^/   /'
@@ -110,7 +110,17 @@ build/shim/dxshim rewrite --explain --target windows --skip-host-file-check \
   deploy/examples/rewrite/container-cuda.json deploy/examples/rewrite/pod-cuda.json 2>&1 |
   sed 's/^/   /'
 
-echo "== 9. SIGTERM: dxshim stops, removes its socket, exits 0"
+echo "== 9. dxshim doctor with serve's flags: the node's whole GPU path, a line per check and"
+echo "   what to do for each one not ok (this machine runs no kubelet: the kubelet and device"
+echo "   plugin lines say so)"
+build/shim/dxshim doctor --listen "$work/dxshim.sock" --runtime "$work/containerd.sock" \
+  --device-source "inventory:$work/inventory.yaml" --target linux \
+  --max-containers-per-device 1 --linux-system32-path /usr/lib/dxshim \
+  --device-plugin-dir "$work/device-plugins" --metrics-listen "${metrics#http://}" \
+  --vm-runtime-handlers dxshim-test-vm |
+  sed 's/^/   /' || echo "   (exit code 1: a check failed)"
+
+echo "== 10. SIGTERM: dxshim stops, removes its socket, exits 0"
 kill -TERM "$dxshim_pid"
 wait "$dxshim_pid" && echo "   exit code 0"
 dxshim_pid=

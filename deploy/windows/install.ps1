@@ -18,7 +18,10 @@
   This script does what PowerShell does well: the prerequisites (Windows build, containerd
   version, a GPU), copying the release to $env:ProgramFiles\dxshim (the running service is
   stopped only when a binary changed), the configuration to $env:ProgramData\dxshim\dxshim.yaml
-  (an existing one is kept unless -Force), and checking it with the new binary first.
+  (an existing one is kept unless -Force), and checking it with the new binary first. At the
+  end it runs `dxshim.exe doctor` with the installed configuration and prints its table: the
+  whole GPU path (dxshim, containerd, kubelet, the device plugin, the GPUs' runtime files, the
+  metrics endpoint); a check it fails is reported, not undone.
 
   Expects next to it (or in -SourceDir): dxshim.exe, dxshim-devices.exe and dxshim.yaml (start
   from deploy/examples/dxshim-windows.yaml).
@@ -174,5 +177,19 @@ if ($code -ne 0) {
   $what = if ($code -eq 3) { 'changed nothing: see above for the setting to make' } else { 'rolled back what it changed' }
   [Console]::Error.WriteLine("dxshim.exe install failed ($code): see above (it $what)")
   exit $code
+}
+Write-Step 'checking the GPU path (dxshim.exe doctor)'
+$doctor = @('doctor', '--config', (Join-Path $DataDir 'dxshim.yaml'))
+# kubelet registers the device plugin, and writes its checkpoint, within seconds of dxshim's
+# start: up to 30 s for a run with nothing failed, then the table as it stands.
+for ($try = 1; $try -le 6; $try++) {
+  & $Installed @doctor --output json | Out-Null
+  if ($LASTEXITCODE -eq 0) { break }
+  Start-Sleep -Seconds 5
+}
+[Console]::OutputEncoding = [System.Text.Encoding]::UTF8  # its marks are UTF-8
+& $Installed @doctor
+if ($LASTEXITCODE -ne 0) {
+  [Console]::Error.WriteLine('dxshim is installed, but dxshim.exe doctor failed a check: see the lines marked with a cross above and their fix')
 }
 Write-Step 'done'

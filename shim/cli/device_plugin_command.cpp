@@ -30,22 +30,6 @@ namespace {
 
 namespace po = boost::program_options;
 
-// DXSHIM_PLUGIN_SOCKETS (tests), else the platform's way. Throws std::invalid_argument.
-device_plugin::PluginSockets ChosenPluginSockets() {
-  const char* named = std::getenv(device_plugin::kPluginSocketsVariable);
-  if (!named || !*named) return device_plugin::DefaultPluginSockets();
-  const auto sockets = device_plugin::ParsePluginSockets(named);
-  if (!sockets) {
-    throw std::invalid_argument(std::string(device_plugin::kPluginSocketsVariable) + "='" + named +
-                                "': expected grpc-unix, bridged-unix or tcp-stand-in");
-  }
-  if (auto problem = device_plugin::PluginSocketsProblem(*sockets); !problem.empty()) {
-    throw std::invalid_argument(std::string(device_plugin::kPluginSocketsVariable) + "=" + named +
-                                ": " + problem);
-  }
-  return *sockets;
-}
-
 po::options_description Options() {
   po::options_description desc(
       "dxshim device-plugin [options]\n\nkubelet's device plugin for dxshim's GPUs (dxshim "
@@ -69,7 +53,7 @@ po::options_description Options() {
 int ParseDevicePlugin(int argc, char** argv, config::ServeConfig& cfg, long& parent,
                       device_plugin::PluginSockets& sockets) {
   try {
-    sockets = ChosenPluginSockets();
+    sockets = device_plugin::ChosenPluginSockets();
     po::variables_map vm;
     if (!ReadServeOptions(argc, argv, Options(), config::PluginKeys(), cfg, vm)) return 0;
     if (vm.count("parent-pid")) parent = vm["parent-pid"].as<long>();
@@ -149,7 +133,7 @@ int RunDevicePlugin(int argc, char** argv) {
   std::unique_ptr<PipeBridges> pipes;
   try {
     auto runtime = ParseEndpoint(cfg.runtime);
-    pipes = PipeBridges::ForPlugin(runtime);
+    pipes = PipeBridges::ForDialing(runtime);
     sync = std::make_unique<RuntimeRecordPoller>(runtime, cfg.resync_interval, FeedRecord(servers),
                                                  "device plugin: runtime record");
   } catch (const std::exception& e) {

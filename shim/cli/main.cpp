@@ -10,6 +10,7 @@
 
 #include "shim/cli/device_plugin_command.h"
 #include "shim/cli/devices_command.h"
+#include "shim/cli/doctor_command.h"
 #include "shim/cli/install_command.h"
 #include "shim/cli/rewrite_command.h"
 #include "shim/cli/serve_command.h"
@@ -24,6 +25,7 @@ commands:
   devices   list the node's GPUs (table, YAML, JSON or node labels)
   device-plugin  kubelet's device plugin for the GPUs alone (serve runs it itself)
   rewrite   show how a container config (crictl JSON) would be rewritten for its pod
+  doctor    check this node's GPU path (dxshim, containerd, kubelet, plugin, GPUs) and say what to fix
   install   put dxshim between this Windows node's kubelet and containerd (and prove it)
   uninstall undo what install changed
   version   print the version, the git commit and the platform
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
   if (command == "devices") return dxshim::RunDevices(argc - 1, argv + 1);
   if (command == "device-plugin") return dxshim::RunDevicePlugin(argc - 1, argv + 1);
   if (command == "rewrite") return dxshim::RunRewrite(argc - 1, argv + 1);
+  if (command == "doctor") return dxshim::RunDoctor(argc - 1, argv + 1);
   if (command == "install") return dxshim::RunInstall(argc - 1, argv + 1);
   if (command == "uninstall") return dxshim::RunUninstall(argc - 1, argv + 1);
   if (command == "version" || command == "--version") {

@@ -26,8 +26,9 @@ class PipeBridges {
   static std::unique_ptr<PipeBridges> ForServe(
       ProxyOptions& options, const std::string& sddl,
       std::function<void(const std::string& program)> on_client = nullptr);
-  // For the device plugin: the runtime's pipe only (nothing is listened on).
-  static std::unique_ptr<PipeBridges> ForPlugin(Endpoint& runtime);
+  // For a program that only dials (the device plugin, doctor): `target`'s pipe, reached through
+  // a loopback forwarder only this process may use (nothing is listened on).
+  static std::unique_ptr<PipeBridges> ForDialing(Endpoint& target);
   virtual ~PipeBridges() = default;
   // Once the relay listens on `port`: the pipe opens.
   virtual void Listen(int /*port*/) {}
@@ -53,5 +54,29 @@ bool FollowParent(long parent);
 // Calls `changed` for each batch of bytes on the process's stdin until its end (serve closed it:
 // returns true) or `stopping` (checked every 250 ms).
 bool WaitForNotifications(const std::atomic<bool>& stopping, const std::function<void()>& changed);
+
+// Whether this build runs on Windows nodes (containerd's Windows CRI is behind the runtime).
+bool WindowsNode();
+
+// Whether this process may read what an operator's checks need: root (Linux), a member of
+// Administrators with an elevated token (Windows).
+bool Elevated();
+
+// The configuration file the installed service reads: /etc/dxshim/dxshim.yaml (the systemd unit,
+// deploy/linux), %ProgramData%\dxshim\dxshim.yaml (install.ps1).
+std::string InstalledConfigPath();
+
+// While it lives, the console shows what is printed as UTF-8 (Windows: its output code page, put
+// back as it was after; elsewhere nothing to do): doctor's marks are ✓ and ✗.
+class Utf8Console {
+ public:
+  Utf8Console();
+  ~Utf8Console();  // NOLINT(performance-trivially-destructible): restores it on Windows
+  Utf8Console(const Utf8Console&) = delete;
+  Utf8Console& operator=(const Utf8Console&) = delete;
+
+ private:
+  [[maybe_unused]] unsigned previous_ = 0;  // Windows: the code page before
+};
 
 }  // namespace dxshim

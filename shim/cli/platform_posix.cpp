@@ -17,9 +17,18 @@ std::unique_ptr<PipeBridges> PipeBridges::ForServe(
   return std::make_unique<PipeBridges>();
 }
 
-std::unique_ptr<PipeBridges> PipeBridges::ForPlugin(Endpoint& /*runtime*/) {
+std::unique_ptr<PipeBridges> PipeBridges::ForDialing(Endpoint& /*target*/) {
   return std::make_unique<PipeBridges>();
 }
+
+bool WindowsNode() { return false; }
+
+bool Elevated() { return geteuid() == 0; }
+
+Utf8Console::Utf8Console() = default;
+Utf8Console::~Utf8Console() = default;
+
+std::string InstalledConfigPath() { return "/etc/dxshim/dxshim.yaml"; }
 
 int RunServeProcess(const std::function<int(const std::function<void()>& ready)>& serve,
                     const std::function<void()>& /*stop*/,

@@ -39,13 +39,43 @@ std::unique_ptr<PipeBridges> PipeBridges::ForServe(
   return bridges;
 }
 
-std::unique_ptr<PipeBridges> PipeBridges::ForPlugin(Endpoint& runtime) {
-  // containerd's named pipe, reached as serve reaches it: through a forwarder on loopback that
-  // only this process may use. Nothing is listened on here.
+std::unique_ptr<PipeBridges> PipeBridges::ForDialing(Endpoint& target) {
+  // A named pipe (containerd's, or dxshim's own for doctor), reached as serve reaches the
+  // runtime: through a forwarder on loopback that only this process may use. Nothing is
+  // listened on here.
   Endpoint no_listen{Endpoint::Kind::kTcp, ""};
   return std::make_unique<WindowsPipeBridges>(std::make_unique<windows::PipeTransport>(
-      no_listen, runtime, "", [](const std::string& line) { spdlog::debug("{}", line); },
-      [](const std::string& line) { spdlog::warn("device plugin: {}", line); }));
+      no_listen, target, "", [](const std::string& line) { spdlog::debug("{}", line); },
+      [](const std::string& line) { spdlog::warn("{}", line); }));
+}
+
+bool WindowsNode() { return true; }
+
+bool Elevated() {
+  SID_IDENTIFIER_AUTHORITY nt = SECURITY_NT_AUTHORITY;
+  PSID administrators = nullptr;
+  if (!AllocateAndInitializeSid(&nt, 2, SECURITY_BUILTIN_DOMAIN_RID, DOMAIN_ALIAS_RID_ADMINS, 0, 0,
+                                0, 0, 0, 0, &administrators)) {
+    return false;
+  }
+  BOOL member = FALSE;
+  // The token of this thread (or process): a filtered, not elevated token leaves the group
+  // deny-only, which CheckTokenMembership does not count.
+  if (!CheckTokenMembership(nullptr, administrators, &member)) member = FALSE;
+  FreeSid(administrators);
+  return member != FALSE;
+}
+
+Utf8Console::Utf8Console() : previous_(GetConsoleOutputCP()) { SetConsoleOutputCP(CP_UTF8); }
+Utf8Console::~Utf8Console() {
+  if (previous_ != 0) SetConsoleOutputCP(previous_);
+}
+
+std::string InstalledConfigPath() {
+  char data[MAX_PATH] = {};
+  const DWORD n = GetEnvironmentVariableA("ProgramData", data, MAX_PATH);
+  const std::string root = n > 0 && n < MAX_PATH ? std::string(data, n) : "C:\\ProgramData";
+  return root + "\\dxshim\\dxshim.yaml";
 }
 
 int RunServeProcess(const std::function<int(const std::function<void()>& ready)>& serve,

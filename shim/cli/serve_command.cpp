@@ -48,16 +48,9 @@ std::string MemoryPolicy(const devices::AllocationPolicy& policy) {
 namespace po = boost::program_options;
 
 po::options_description Options() {
-  po::options_description desc(
-      "dxshim serve [options]\n\nOptions (a --config file takes the same keys)", 100, 50);
-  desc.add_options()("help,h", "show this help")("config", po::value<std::string>(),
-                                                 "YAML configuration file")(
-      "check", "check the configuration and the device source, print a summary, and exit");
-  for (const auto& option : config::ServeOptions()) {
-    if (!option.set) continue;  // file only
-    desc.add_options()(option.key, po::value<std::string>()->value_name(option.type),
-                       config::HelpText(option).c_str());
-  }
+  auto desc = ServeFlags("dxshim serve [options]");
+  desc.add_options()("check",
+                     "check the configuration and the device source, print a summary, and exit");
   return desc;
 }
 

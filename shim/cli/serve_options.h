@@ -13,12 +13,18 @@
 
 namespace dxshim {
 
-// Parses `argv` with `desc` into `vm` and applies the configuration file and the flags to `cfg`.
-// False when --help was asked for (the help is printed). Throws what parsing and the keys throw.
+// --help, --config and a flag for each key of the option table that flags may set, under
+// `usage` ("dxshim serve [options]").
+boost::program_options::options_description ServeFlags(const std::string& usage);
+
+// Parses `argv` with `desc` into `vm` and applies the configuration file (--config, else
+// `default_config` when given and it exists) and the flags to `cfg`. False when --help was asked
+// for (the help is printed). Throws what parsing and the keys throw.
 bool ReadServeOptions(int argc, char** argv,
                       const boost::program_options::options_description& desc,
                       const std::vector<std::string>& keys, config::ServeConfig& cfg,
-                      boost::program_options::variables_map& vm);
+                      boost::program_options::variables_map& vm,
+                      const std::string& default_config = "");
 
 // The device snapshot the configuration describes (source, filters, operator extras, refresh),
 // refreshing in the background; `loaded` (may be empty) sees each read of the source. A source

@@ -9,36 +9,13 @@
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
 #include "shim/device_plugin/device_plugin_service.h"
 #include "shim/socket_bridge/own_connections.h"
+#include "shim/socket_bridge/socket_forwarder.h"
 
 namespace dxshim::device_plugin {
 namespace {
 
 std::string Join(const std::string& dir, const std::string& name) {
   return (std::filesystem::path(dir) / name).string();
-}
-
-// The bridged modes' socket names: `<stem>-<unix ms>.sock`.
-std::string Stem(const std::string& endpoint) {
-  const auto dot = endpoint.rfind(".sock");
-  return dot == std::string::npos ? endpoint : endpoint.substr(0, dot);
-}
-
-std::string FreshName(const std::string& endpoint) {
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
-  return Stem(endpoint) + "-" + std::to_string(ms) + ".sock";
-}
-
-// `name` is `<prefix><digits>.sock`.
-bool IsFreshName(const std::string& name, const std::string& prefix) {
-  constexpr std::string_view suffix = ".sock";
-  if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
-      !name.ends_with(suffix)) {
-    return false;
-  }
-  const auto digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-  return digits.find_first_not_of("0123456789") == std::string::npos;
 }
 
 void Warn(const std::string& line) { spdlog::warn("device plugin: {}", line); }
@@ -90,17 +67,16 @@ void DevicePluginServer::Stop() {
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
   StopServing();
-  if (registration_bridge_) registration_bridge_->Stop();
+  if (registration_) registration_->Stop();
 }
 
 void DevicePluginServer::RemoveStaleSockets() const {
   // The fresh names of earlier runs that ended without removing theirs (a crash, a kill).
-  const auto prefix = Stem(options_.endpoint) + "-";
   std::error_code ec;
   for (std::filesystem::directory_iterator it(options_.dir, ec), end; !ec && it != end;
        it.increment(ec)) {
     const auto name = it->path().filename().string();
-    if (!IsFreshName(name, prefix)) continue;
+    if (!IsFreshSocketName(name, options_.endpoint)) continue;
     std::error_code removed;
     std::filesystem::remove(it->path(), removed);
     if (!removed) spdlog::info("device plugin: removed {} (left by an earlier run)", name);
@@ -208,7 +184,7 @@ WatchEnded DevicePluginServer::WatchEndedHook() {
 bool DevicePluginServer::EnsureServing() {
   StopServing();
   if (bridged()) {
-    endpoint_ = FreshName(options_.endpoint);
+    endpoint_ = FreshSocketName(options_.endpoint);
     socket_path_ = Join(options_.dir, endpoint_);
   }
   auto serving = std::make_unique<Serving>();
@@ -314,31 +290,11 @@ void DevicePluginServer::StopServing() {
 }
 
 std::string DevicePluginServer::RegistrationTarget(std::string& error) {
-  if (!bridged()) return "unix://" + kubelet_socket_;
-  if (!registration_bridge_) {
-    std::uint16_t port = 0;
-    auto listener = socket_bridge::ListenLoopback(port, error);
-    if (!listener.valid()) return {};
-    const auto family = FamilyOf(options_.sockets);
-    // The loopback port is this process's way to kubelet: a connection from anybody else (any
-    // local process can reach 127.0.0.1) is refused before a byte goes on.
-    registration_bridge_ = std::make_unique<socket_bridge::SocketForwarder>(
-        std::move(listener), "registration with " + kubelet_socket_,
-        [this, family](std::string& dial_error) {
-          return socket_bridge::ConnectToSocketFile(kubelet_socket_, family, dial_error);
-        },
-        [](socket_bridge::NativeSocket client) {
-          std::string refusal;
-          if (socket_bridge::PeerIsThisProcess(client, refusal)) return true;
-          Warn("refused a connection to the registration bridge: " + refusal);
-          return false;
-        },
-        Warn);
-    registration_target_ = "ipv4:127.0.0.1:" + std::to_string(port);
-    spdlog::info("device plugin: registering through 127.0.0.1:{}, bridged to {} ({})", port,
-                 kubelet_socket_, socket_bridge::ToString(family));
+  if (!registration_) {
+    registration_ =
+        std::make_unique<SocketFileChannel>(kubelet_socket_, options_.sockets, "registration");
   }
-  return registration_target_;
+  return registration_->Target(error);
 }
 
 bool DevicePluginServer::Register(std::string& error) {

@@ -33,8 +33,8 @@
 #include "shim/device_plugin/device_plugin_service.h"
 #include "shim/device_plugin/plugin_resource.h"
 #include "shim/device_plugin/plugin_sockets.h"
+#include "shim/device_plugin/socket_file_channel.h"
 #include "shim/socket_bridge/socket_file.h"
-#include "shim/socket_bridge/socket_forwarder.h"
 
 namespace grpc {
 class Server;
@@ -97,10 +97,9 @@ class DevicePluginServer {
   std::string endpoint_;     // the name served now (the watcher thread's)
   std::string socket_path_;  // <dir>/<endpoint_>
   const std::string kubelet_socket_;
-  // The bridged modes' registration leg: a loopback port for the gRPC client, bridged to
-  // kubelet.sock (made at the first registration, kept until Stop).
-  std::unique_ptr<socket_bridge::SocketForwarder> registration_bridge_;
-  std::string registration_target_;
+  // The way to kubelet.sock (in the bridged modes a loopback port bridged to it), made at the
+  // first registration, kept until Stop.
+  std::unique_ptr<SocketFileChannel> registration_;
 
   std::mutex serving_mutex_;  // serving_ and record_: the watcher thread and SetRecord
   std::unique_ptr<Serving> serving_;

@@ -143,7 +143,7 @@ void DevicePluginService::Forget(Watch* watch, std::uint64_t number) {
     watches_.erase(watch);
     stopping = stopping_;
   }
-  if (!stopping && watch_ended_) watch_ended_(number);
+  if (!stopping && watch_ended_ && number != 0) watch_ended_(number);
 }
 
 std::uint64_t DevicePluginService::watches_opened() {
@@ -187,12 +187,15 @@ grpc::ServerUnaryReactor* DevicePluginService::GetDevicePluginOptions(
 grpc::ServerWriteReactor<v1beta1::ListAndWatchResponse>* DevicePluginService::ListAndWatch(
     grpc::CallbackServerContext* context, const v1beta1::Empty*) {
   if (!Admitted(context)) return new RefusedWatch();
+  // An observer's stream (dxshim doctor's) is not numbered: only kubelet's streams' ends count.
+  const bool observer = context->client_metadata().count(kObserverMetadata) > 0;
   std::lock_guard lock(mutex_);
-  auto* watch = new Watch(*this, current_, ++watches_opened_);
+  auto* watch = new Watch(*this, current_, observer ? 0 : ++watches_opened_);
   watches_.insert(watch);
   if (stopping_) watch->End();
-  spdlog::info("device plugin: kubelet is watching: {} {}(s), {} healthy", current_.size(),
-               resource_.noun(), Healthy(current_));
+  spdlog::info("device plugin: {} is watching: {} {}(s), {} healthy",
+               observer ? "an observer" : "kubelet", current_.size(), resource_.noun(),
+               Healthy(current_));
   return watch;
 }
 

@@ -37,6 +37,11 @@ using PeerAdmission = socket_bridge::PeerAdmission;
 // connections). Runs on a gRPC thread; must not call back into the service.
 using WatchEnded = std::function<void(std::uint64_t number)>;
 
+// The metadata key of a ListAndWatch that is not kubelet's but an observer's (`dxshim doctor`
+// asking what the plugin advertises): its stream is answered the same, but neither numbered nor
+// told when it ends, so that its end is never taken for a kubelet that went away.
+inline constexpr char kObserverMetadata[] = "dxshim-observer";
+
 class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService {
  public:
   // No `admit`: every caller is answered (gRPC's own unix socket, whose file mode guards it).

@@ -1,5 +1,9 @@
 #include "shim/device_plugin/plugin_sockets.h"
 
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
 namespace dxshim::device_plugin {
 
 PluginSockets DefaultPluginSockets() {
@@ -43,6 +47,21 @@ std::string PluginSocketsProblem(PluginSockets sockets) {
 socket_bridge::SocketFamily FamilyOf(PluginSockets sockets) {
   return sockets == PluginSockets::kBridgedTcpStandIn ? socket_bridge::SocketFamily::kTcpStandIn
                                                       : socket_bridge::SocketFamily::kUnix;
+}
+
+// DXSHIM_PLUGIN_SOCKETS (tests), else the platform's way. Throws std::invalid_argument.
+PluginSockets ChosenPluginSockets() {
+  const char* named = std::getenv(kPluginSocketsVariable);
+  if (!named || !*named) return DefaultPluginSockets();
+  const auto sockets = ParsePluginSockets(named);
+  if (!sockets) {
+    throw std::invalid_argument(std::string(kPluginSocketsVariable) + "='" + named +
+                                "': expected grpc-unix, bridged-unix or tcp-stand-in");
+  }
+  if (auto problem = PluginSocketsProblem(*sockets); !problem.empty()) {
+    throw std::invalid_argument(std::string(kPluginSocketsVariable) + "=" + named + ": " + problem);
+  }
+  return *sockets;
 }
 
 }  // namespace dxshim::device_plugin

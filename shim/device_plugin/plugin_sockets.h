@@ -36,4 +36,8 @@ std::string PluginSocketsProblem(PluginSockets sockets);
 // The address family of a bridged mode's socket files.
 socket_bridge::SocketFamily FamilyOf(PluginSockets sockets);
 
+// DXSHIM_PLUGIN_SOCKETS (tests), else the platform's way. Throws std::invalid_argument naming the
+// variable when its value is unknown or cannot be used here.
+PluginSockets ChosenPluginSockets();
+
 }  // namespace dxshim::device_plugin

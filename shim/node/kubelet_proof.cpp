@@ -5,6 +5,7 @@
 
 #include "shim/node/command_line.h"
 #include "shim/node/config_file_edit.h"
+#include "shim/node/kubelet_endpoint.h"
 #include "shim/node/kubelet_flags.h"
 #include "shim/node/kubelet_launch.h"
 
@@ -75,26 +76,12 @@ Proof Check(NodeSystem& node, const ProofTarget& target) {
 }  // namespace
 
 std::string LiveKubeletEndpoint(NodeSystem& node, const std::string& command_line) {
-  const auto words = SplitCommandLine(command_line);
-  if (const auto flag = FindFlag(words, "container-runtime-endpoint", 1)) return flag->value;
-  std::optional<std::string> endpoint;
-  const auto read = [&](const std::string& path) {
-    const auto text = node.ReadFile(NodePath(node, path));
-    if (!text) throw NodeError("kubelet's config file " + path + " does not exist");
-    try {
-      if (auto value = ReadTopLevelString(*text, "containerRuntimeEndpoint")) endpoint = value;
-    } catch (const std::exception& e) {
-      throw NodeError("kubelet's config file " + path + ": " + e.what());
-    }
-  };
-  if (const auto config = FindFlag(words, "config", 1)) read(config->value);
-  if (const auto dir = FindFlag(words, "config-dir", 1)) {
-    const std::string folder = NodePath(node, dir->value);
-    for (const auto& name : node.ListFiles(folder)) {
-      if (name.size() > 5 && name.substr(name.size() - 5) == ".conf") read(folder + "\\" + name);
-    }
-  }
-  return endpoint.value_or(kKubeletDefaultEndpoint);
+  KubeletFiles files;
+  files.read = [&node](const std::string& path) { return node.ReadFile(path); };
+  files.list = [&node](const std::string& folder) { return node.ListFiles(folder); };
+  files.resolve = [&node](const std::string& path) { return NodePath(node, path); };
+  files.separator = '\\';
+  return KubeletEndpoint(SplitCommandLine(command_line), files).value;
 }
 
 Proof KubeletHealthy(NodeSystem& node, const ProofTarget& target) {

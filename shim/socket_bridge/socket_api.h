@@ -91,6 +91,10 @@ Socket ConnectLoopback(std::uint16_t port, std::string& error);
 // otherwise. An IPv6 one takes IPv4 clients too (IPV6_V6ONLY off), on Linux and Windows alike.
 Socket ListenTcp(const std::string& host, std::uint16_t port, std::uint16_t& bound_port,
                  std::string& error);
+// A non-blocking TCP socket connected to `host` (a name or an address) and `port` within
+// `timeout`, trying each address the name has. Invalid with `error` set otherwise.
+Socket ConnectTcp(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout,
+                  std::string& error);
 // The address of the other end of a connected TCP socket ("127.0.0.1", "::1"); "" when unknown.
 std::string PeerAddress(NativeSocket s);
 

@@ -13,8 +13,11 @@ HANDLE DialPipe(const std::string& path, std::chrono::milliseconds timeout) {
   const auto wide = devices::windows::Widen(path);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    const HANDLE pipe = CreateFileW(wide.c_str(), GENERIC_READ | GENERIC_WRITE, 0, nullptr,
-                                    OPEN_EXISTING, FILE_FLAG_OVERLAPPED, nullptr);
+    // SECURITY_IDENTIFICATION: whoever serves the pipe (an impostor that took the name while
+    // containerd or dxshim was down) may learn who dials, never act as this process.
+    const HANDLE pipe = CreateFileW(
+        wide.c_str(), GENERIC_READ | GENERIC_WRITE, 0, nullptr, OPEN_EXISTING,
+        FILE_FLAG_OVERLAPPED | SECURITY_SQOS_PRESENT | SECURITY_IDENTIFICATION, nullptr);
     if (pipe != INVALID_HANDLE_VALUE) return pipe;
     const DWORD error = GetLastError();
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "devices/windows/wide_text.h"
+#include "shim/socket_bridge/http_get.h"
 
 namespace dxshim::windows {
 namespace {
@@ -444,8 +445,10 @@ class WindowsNodeSystem : public node::NodeSystem {
   std::optional<std::uint32_t> PipeServer(const std::string& pipe_path) override {
     const std::wstring path = Widen(pipe_path);
     for (int attempt = 0; attempt < 20; ++attempt) {
-      const HANDLE pipe = CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE, 0, nullptr,
-                                      OPEN_EXISTING, 0, nullptr);
+      // Identification only: an impostor serving the pipe cannot act as this process.
+      const HANDLE pipe =
+          CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE, 0, nullptr, OPEN_EXISTING,
+                      SECURITY_SQOS_PRESENT | SECURITY_IDENTIFICATION, nullptr);
       if (pipe != INVALID_HANDLE_VALUE) {
         ULONG pid = 0;
         const bool ok = GetNamedPipeServerProcessId(pipe, &pid) != FALSE;
@@ -460,37 +463,11 @@ class WindowsNodeSystem : public node::NodeSystem {
 
   std::optional<HttpAnswer> HttpGet(const std::string& host, int port, const std::string& path,
                                     milliseconds timeout) override {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* found = nullptr;
-    if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0)
-      return std::nullopt;
-    std::optional<HttpAnswer> answer;
-    for (addrinfo* a = found; a && !answer; a = a->ai_next) {
-      const SOCKET s = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
-      if (s == INVALID_SOCKET) continue;
-      const DWORD ms = static_cast<DWORD>(timeout.count());
-      setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, reinterpret_cast<const char*>(&ms), sizeof ms);
-      setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, reinterpret_cast<const char*>(&ms), sizeof ms);
-      if (connect(s, a->ai_addr, static_cast<int>(a->ai_addrlen)) == 0) {
-        const std::string request =
-            "GET " + path + " HTTP/1.0\r\nHost: " + host + "\r\nConnection: close\r\n\r\n";
-        if (send(s, request.data(), static_cast<int>(request.size()), 0) ==
-            static_cast<int>(request.size())) {
-          std::string response;
-          char buffer[16384];
-          int n = 0;
-          while ((n = recv(s, buffer, sizeof buffer, 0)) > 0) {
-            response.append(buffer, static_cast<std::size_t>(n));
-          }
-          answer = ParseHttp(response);
-        }
-      }
-      closesocket(s);
-    }
-    freeaddrinfo(found);
-    return answer;
+    if (port <= 0 || port > 65535) return std::nullopt;
+    const auto answer =
+        socket_bridge::HttpGet(host, static_cast<std::uint16_t>(port), path, timeout);
+    if (!answer) return std::nullopt;
+    return HttpAnswer{answer->status, answer->body};
   }
 
   void Sleep(milliseconds duration) override { std::this_thread::sleep_for(duration); }
@@ -545,18 +522,6 @@ class WindowsNodeSystem : public node::NodeSystem {
       }
       ::Sleep(200);
     }
-  }
-
-  static std::optional<HttpAnswer> ParseHttp(const std::string& response) {
-    // "HTTP/1.1 200 OK\r\n...\r\n\r\nbody"
-    if (response.rfind("HTTP/", 0) != 0) return std::nullopt;
-    const auto space = response.find(' ');
-    const auto split = response.find("\r\n\r\n");
-    if (space == std::string::npos || split == std::string::npos) return std::nullopt;
-    HttpAnswer answer;
-    answer.status = std::atoi(response.c_str() + space + 1);
-    answer.body = response.substr(split + 4);
-    return answer;
   }
 
   bool winsock_ = false;

@@ -150,7 +150,7 @@ TEST_F(PluginBridge, TheLoopbackPortsAnswerOnlyTheBridgeAndThisProcess) {
 
   // The registration port is dxshim's own way to kubelet.sock: this test process is another
   // process, and its Register never reaches kubelet.
-  const int registration = PortFromLog(R"(registering through 127\.0\.0\.1:([0-9]+))");
+  const int registration = PortFromLog(R"(registration through 127\.0\.0\.1:([0-9]+))");
   ASSERT_NE(registration, 0) << Log();
   auto registrar = v1beta1::Registration::NewStub(grpc::CreateChannel(
       "127.0.0.1:" + std::to_string(registration), grpc::InsecureChannelCredentials()));

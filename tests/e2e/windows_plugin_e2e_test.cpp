@@ -212,7 +212,7 @@ TEST_F(WindowsPlugin, ImpostorsOnBothLoopbackPortsAreRefused) {
   // The registration port, dxshim.exe's own way to kubelet.sock: this (Linux) process's IPv4
   // connection is listed by wine without an owner, which is refused (only rows among the IPv6
   // connections, which wine 8.0 cannot attribute, are not held against a caller under wine).
-  const auto registration = port_in_log(R"(registering through 127\.0\.0\.1:([0-9]+))");
+  const auto registration = port_in_log(R"(registration through 127\.0\.0\.1:([0-9]+))");
   ASSERT_NE(registration, 0) << dxshim->Log();
   const int registrar_fd = ConnectFrom("127.0.0.1", 0, false, registration, error);
   ASSERT_GE(registrar_fd, 0) << error;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 namespace dxshim::test {
 
@@ -13,6 +14,11 @@ class TestKubelet::Registration final : public v1beta1::Registration::Service {
                         v1beta1::Empty*) override {
     {
       std::lock_guard lock(kubelet_.mutex_);
+      if (kubelet_.refuse_registrations_) {
+        // As kubelet's device manager answers a plugin it will not take.
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                "test kubelet: registration of " + request->resource_name() + " refused"};
+      }
       kubelet_.requests_.push_back(*request);
     }
     kubelet_.cv_.notify_all();
@@ -138,6 +144,7 @@ void TestKubelet::Watch(std::string endpoint, std::string resource) {
         auto& plugin = plugins_[resource];
         plugin.devices.assign(response.devices().begin(), response.devices().end());
         ++plugin.lists;
+        WriteCheckpointLocked();
       }
       cv_.notify_all();
     }
@@ -240,6 +247,7 @@ grpc::Status TestKubelet::Allocate(unsigned count, std::map<std::string, std::st
   {
     std::lock_guard lock(mutex_);
     plugins_[resource].allocated.insert(chosen.begin(), chosen.end());
+    WriteCheckpointLocked();
   }
   if (devices) *devices = chosen;
   return grpc::Status::OK;
@@ -249,6 +257,59 @@ void TestKubelet::Free(const std::vector<std::string>& devices, const std::strin
   std::lock_guard lock(mutex_);
   auto& plugin = plugins_[resource];
   for (const auto& d : devices) plugin.allocated.erase(d);
+  WriteCheckpointLocked();
+}
+
+void TestKubelet::set_refuse_registrations(bool refuse) {
+  std::lock_guard lock(mutex_);
+  refuse_registrations_ = refuse;
+}
+
+namespace {
+
+std::string Quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+void TestKubelet::WriteCheckpointLocked() const {
+  // kubelet's format (pkg/kubelet/cm/devicemanager/checkpoint/checkpoint.go, written by
+  // manager.go writeCheckpoint): RegisteredDevices holds each resource's healthy devices; one
+  // PodDeviceEntries item per resource with allocations (DeviceIDs per NUMA node, -1 for none).
+  // The checksum is left 0: only kubelet itself verifies it.
+  std::string entries;
+  std::string registered;
+  for (const auto& [resource, plugin] : plugins_) {
+    if (plugin.lists == 0) continue;
+    std::string ids;
+    for (const auto& d : plugin.devices) {
+      if (d.health() == "Healthy") ids += (ids.empty() ? "" : ",") + Quoted(d.id());
+    }
+    registered += (registered.empty() ? "" : ",") + Quoted(resource) + ":[" + ids + "]";
+    if (plugin.allocated.empty()) continue;
+    std::string allocated;
+    for (const auto& id : plugin.allocated)
+      allocated += (allocated.empty() ? "" : ",") + Quoted(id);
+    entries += std::string(entries.empty() ? "" : ",") +
+               "{\"PodUID\":\"00000000-0000-0000-0000-000000000000\",\"ContainerName\":\"app\"," +
+               "\"ResourceName\":" + Quoted(resource) + ",\"DeviceIDs\":{\"-1\":[" + allocated +
+               "]},\"AllocResp\":\"\"}";
+  }
+  const std::string json = "{\"Data\":{\"PodDeviceEntries\":[" + entries +
+                           "],\"RegisteredDevices\":{" + registered + "}},\"Checksum\":0}";
+  const auto path = dir_ + "/kubelet_internal_checkpoint";
+  {
+    std::ofstream out(path + ".tmp", std::ios::binary | std::ios::trunc);
+    out << json;
+  }
+  std::error_code ec;
+  std::filesystem::rename(path + ".tmp", path, ec);
 }
 
 void PrintRestartSigns(const std::string& log, TestKubelet& kubelet) {

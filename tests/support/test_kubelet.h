@@ -5,7 +5,8 @@
 // resource only). Allocate() picks healthy, unallocated devices of a resource the way the device
 // manager does and returns what kubelet would copy into the container's CRI config. Only kubelet
 // is stood in for here: dxshim, gRPC and the sockets are real. Calls about one resource take its
-// name last (default: dxshim.io/gpu).
+// name last (default: dxshim.io/gpu). Like kubelet it keeps kubelet_internal_checkpoint in its
+// directory, in kubelet's format.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -82,6 +83,8 @@ class TestKubelet {
                         const std::string& resource = kGpu);
   // A pod's devices of `resource` return to the free pool (the pod was deleted).
   void Free(const std::vector<std::string>& devices, const std::string& resource = kGpu);
+  // From now on every Register call is refused (INVALID_ARGUMENT), as kubelet refuses a plugin.
+  void set_refuse_registrations(bool refuse);
   // Calls the Allocate of `resource`'s plugin directly with these ids.
   grpc::Status AllocateIds(const std::vector<std::string>& ids, v1beta1::AllocateResponse* out,
                            const std::string& resource = kGpu);
@@ -101,6 +104,9 @@ class TestKubelet {
   void StopWatching(const std::string& resource);
   void StopWatchingAll();
   std::size_t RegistrationsLocked(const std::string& resource, std::size_t from) const;
+  // Writes kubelet_internal_checkpoint in the directory as kubelet's device manager does after
+  // each device list and allocation.
+  void WriteCheckpointLocked() const;
   // gRPC's target for the socket `name` in the directory.
   std::string TargetOf(const std::string& name) const;
 
@@ -114,6 +120,7 @@ class TestKubelet {
   std::vector<v1beta1::RegisterRequest> requests_;  // every resource's
   std::size_t requests_at_start_ = 0;
   std::map<std::string, Plugin> plugins_;  // by resource name
+  bool refuse_registrations_ = false;
 };
 
 template <typename Accept>

@@ -105,6 +105,23 @@ long WineDxshim::RssKiB() const {
 
 void WineDxshim::Kill() { dxshim_->Signal(SIGKILL); }
 
+int WineDxshim::Run(const std::vector<std::string>& command, const std::string& name,
+                    std::string* out, std::string* err) {
+  const auto out_path = dir_ / (name + ".out");
+  const auto err_path = dir_ / (name + ".err");
+  std::filesystem::remove(out_path);
+  std::filesystem::remove(err_path);
+  // Its standard error apart, so that what it prints is read alone.
+  std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>>" + err_path};
+  const auto in_prefix = InPrefix(WineBinary(), command);
+  argv.insert(argv.end(), in_prefix.begin(), in_prefix.end());
+  Process p(argv, out_path);
+  const auto code = p.Wait(std::chrono::seconds(120));
+  if (out) *out = p.Log();
+  if (err) *err = ReadFile(err_path);
+  return code.value_or(-1);
+}
+
 std::optional<int> WineDxshim::Stop(std::chrono::milliseconds timeout) {
   dxshim_->Signal(SIGINT);
   return dxshim_->Wait(timeout);

@@ -41,6 +41,14 @@ class WineDxshim {
   bool running() { return dxshim_->running(); }
   // dxshim.exe's resident set (VmRSS of its process), in KiB; 0 when it cannot be read.
   long RssKiB() const;
+  // The pipe's name (\\.\pipe\NAME): its endpoint is npipe://./pipe/NAME.
+  const std::string& pipe() const { return pipe_; }
+  // Runs a Windows program (`command`: its path and arguments) in this prefix to its end, its
+  // standard output into `out` and its standard error into `err` (either may be null; `name`
+  // names the files kept in the test's folder); returns its exit code, -1 when it did not end
+  // within two minutes.
+  int Run(const std::vector<std::string>& command, const std::string& name, std::string* out,
+          std::string* err = nullptr);
   // SIGKILL, as a crash or a killed service would end it.
   void Kill();
   // Ctrl-C (wine turns SIGINT into CTRL_C_EVENT) and the exit code, nullopt if it did not exit.
