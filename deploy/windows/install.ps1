@@ -181,14 +181,16 @@ if ($code -ne 0) {
 Write-Step 'checking the GPU path (dxshim.exe doctor)'
 $doctor = @('doctor', '--config', (Join-Path $DataDir 'dxshim.yaml'))
 # kubelet registers the device plugin, and writes its checkpoint, within seconds of dxshim's
-# start: up to 30 s for a run with nothing failed, then the table as it stands.
-for ($try = 1; $try -le 6; $try++) {
+# start: a run every 5 s for up to 30 s until nothing fails, then the table as it stands.
+$deadline = (Get-Date).AddSeconds(30)
+while ($true) {
   & $Installed @doctor --output json | Out-Null
-  if ($LASTEXITCODE -eq 0) { break }
+  if ($LASTEXITCODE -eq 0 -or (Get-Date) -ge $deadline) { break }
   Start-Sleep -Seconds 5
 }
+$encoding = [Console]::OutputEncoding
 [Console]::OutputEncoding = [System.Text.Encoding]::UTF8  # its marks are UTF-8
-& $Installed @doctor
+try { & $Installed @doctor } finally { [Console]::OutputEncoding = $encoding }
 if ($LASTEXITCODE -ne 0) {
   [Console]::Error.WriteLine('dxshim is installed, but dxshim.exe doctor failed a check: see the lines marked with a cross above and their fix')
 }

@@ -1,5 +1,6 @@
 #include "shim/cli/doctor_command.h"
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
@@ -34,7 +35,7 @@ po::options_description Options() {
 }
 
 // --output's value, read before the options are parsed: a script that asked for JSON gets JSON
-// even when the rest of its command line is wrong.
+// even when the rest of its command line is wrong (once it parses, the parser's value counts).
 std::string OutputAsked(int argc, char** argv) {
   std::string output = "table";
   for (int i = 1; i < argc; ++i) {
@@ -100,8 +101,8 @@ void PrintJson(const Checks& checks) {
 
 // Check 1: serve's configuration as serve reads it. False when it is not valid.
 bool ReadConfiguration(int argc, char** argv, const po::options_description& desc,
-                       config::ServeConfig& cfg, std::chrono::milliseconds& timeout, Checks& checks,
-                       bool& help) {
+                       config::ServeConfig& cfg, std::chrono::milliseconds& timeout,
+                       std::string& output, Checks& checks, bool& help) {
   try {
     po::variables_map vm;
     if (!ReadServeOptions(argc, argv, desc, config::ServeKeys(), cfg, vm, InstalledConfigPath())) {
@@ -119,7 +120,10 @@ bool ReadConfiguration(int argc, char** argv, const po::options_description& des
     }
     ParseEndpoint(cfg.listen);
     ParseEndpoint(cfg.runtime);
-    timeout = config::ParseDuration(vm["timeout"].as<std::string>());
+    // At most 10 minutes: every wait is counted in milliseconds of an int.
+    timeout = std::min<std::chrono::milliseconds>(
+        config::ParseDuration(vm["timeout"].as<std::string>()), std::chrono::minutes(10));
+    output = vm["output"].as<std::string>();  // as the parser read it (-ojson, --out json)
     checks.push_back(doctor::Ok("configuration", source + (flags.empty() ? "" : " and" + flags) +
                                                      ": valid (listen " + cfg.listen +
                                                      ", runtime " + cfg.runtime + ", target " +
@@ -137,17 +141,20 @@ bool ReadConfiguration(int argc, char** argv, const po::options_description& des
 
 int RunDoctor(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
-  const std::string output = OutputAsked(argc, argv);
-  if (output != "table" && output != "json") {
+  const auto known_output = [](const std::string& output) {
+    if (output == "table" || output == "json") return true;
     std::cerr << "dxshim doctor: --output " << output << ": expected table or json\n";
-    return 2;
-  }
+    return false;
+  };
+  std::string output = OutputAsked(argc, argv);
+  if (!known_output(output)) return 2;
   config::ServeConfig cfg;
   Checks checks;
   bool help = false;
   std::chrono::milliseconds timeout{3000};
-  const bool valid = ReadConfiguration(argc, argv, Options(), cfg, timeout, checks, help);
+  const bool valid = ReadConfiguration(argc, argv, Options(), cfg, timeout, output, checks, help);
   if (help) return 0;
+  if (!known_output(output)) return 2;
   // Only problems go to stderr; stdout is the report.
   InitLogging("error");
   if (!Elevated()) {

@@ -73,22 +73,27 @@ Check CheckDxshim(const CriEndpoint& listen, const CriEndpoint& runtime,
                   "dxshim: they must differ (dxshim install's takeover moves containerd to "
                   "npipe://./pipe/containerd-behind-dxshim)");
   }
-  // Who serves it, from the system: an impostor (or containerd itself) could answer
-  // Version too, and one that speaks no gRPC is known before any call waits on it.
-  const auto server = EndpointServer(listen.name);
-  if (server && !IsDxshim(server->program)) {
-    return Failed("dxshim", listen.name + " is served by " + Describe(*server) + ", not by dxshim",
+  // Who serves it, from the system: an impostor (or containerd itself) could answer Version
+  // too, and one that speaks no gRPC is known before any call waits on it. Nothing there fails
+  // at once, before a bridge waits for it to appear.
+  const auto serving = EndpointServer(listen.name);
+  using State = EndpointServing::State;
+  if (serving.state == State::kProcess && !IsDxshim(serving.process.program)) {
+    return Failed("dxshim",
+                  listen.name + " is served by " + Describe(serving.process) + ", not by dxshim",
                   "stop that program, or correct `listen` to the endpoint dxshim serves, and "
                   "restart dxshim");
   }
   const auto channel = DialRuntime(listen.dial, std::chrono::milliseconds(1000));
-  if (!channel->WaitForConnected(std::chrono::system_clock::now() + listen.timeout)) {
+  if (serving.state == State::kNobody ||
+      !channel->WaitForConnected(std::chrono::system_clock::now() + listen.timeout)) {
     return Failed("dxshim", "nothing accepts a connection on " + listen.name,
                   "start dxshim (Windows: Start-Service dxshim; Linux: systemctl start dxshim) "
                   "and read its log for why it stopped; `listen` must be the endpoint it "
                   "serves");
   }
-  const std::string served = server ? ", served by " + Describe(*server) + "," : "";
+  const std::string served =
+      serving.state == State::kProcess ? ", served by " + Describe(serving.process) + "," : "";
   RuntimeVersion version;
   const auto status = Version(listen, version);
   if (!status.ok()) {
@@ -131,14 +136,15 @@ Check CheckRuntime(const CriEndpoint& runtime, bool windows_node,
                   "containerd); `runtime` in dxshim's configuration must be its endpoint");
   }
   direct = version;
-  const auto server = EndpointServer(runtime.name);
-  if (server && IsDxshim(server->program)) {
-    return Failed(
-        "runtime",
-        runtime.name + " is served by " + Describe(*server) + ": dxshim would relay to itself",
-        "`runtime` must be containerd's endpoint");
+  const auto serving = EndpointServer(runtime.name);
+  const bool known = serving.state == EndpointServing::State::kProcess;
+  if (known && IsDxshim(serving.process.program)) {
+    return Failed("runtime",
+                  runtime.name + " is served by " + Describe(serving.process) +
+                      ": dxshim would relay to itself",
+                  "`runtime` must be containerd's endpoint");
   }
-  const std::string who = server ? ", served by " + Describe(*server) + "," : "";
+  const std::string who = known ? ", served by " + Describe(serving.process) + "," : "";
   if (windows_node && version.name == "containerd") {
     const auto mm = MajorMinor(version.version);
     if (mm && *mm < std::pair{1, 7}) {

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 namespace dxshim::doctor {
@@ -20,9 +19,20 @@ struct ServerProcess {
   std::string program;  // "dxshim", "containerd" (Linux: its comm); "dxshim.exe" (Windows)
 };
 
-// The process serving `endpoint` (a unix socket, or a named pipe on Windows); nullopt when none
-// does or it cannot be told (a TCP endpoint).
-std::optional<ServerProcess> EndpointServer(const std::string& endpoint);
+// Who serves an endpoint, as far as the system says.
+struct EndpointServing {
+  enum class State {
+    kNobody,   // nothing listens there (no such socket or pipe, or a socket left by a dead one)
+    kUnknown,  // something may: a TCP endpoint, access denied, every pipe instance busy, ...
+    kProcess,  // `process` does
+  };
+  State state = State::kUnknown;
+  ServerProcess process;
+};
+
+// Who serves `endpoint` (a unix socket, or a named pipe on Windows). Never waits: a socket whose
+// queue is full, or a pipe whose instances are all busy, is kUnknown.
+EndpointServing EndpointServer(const std::string& endpoint);
 
 // "dxshim (pid 812)".
 std::string Describe(const ServerProcess& server);

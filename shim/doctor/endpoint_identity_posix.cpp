@@ -4,6 +4,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 
@@ -12,33 +13,37 @@
 
 namespace dxshim::doctor {
 
-std::optional<ServerProcess> EndpointServer(const std::string& endpoint) {
+EndpointServing EndpointServer(const std::string& endpoint) {
+  using State = EndpointServing::State;
+  EndpointServing serving;
   Endpoint parsed;
   try {
     parsed = ParseEndpoint(endpoint);
   } catch (const std::exception&) {
-    return std::nullopt;
+    return serving;
   }
-  if (parsed.kind != Endpoint::Kind::kUnix) return std::nullopt;
+  if (parsed.kind != Endpoint::Kind::kUnix) return serving;
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
-  if (parsed.address.size() >= sizeof address.sun_path) return std::nullopt;
+  if (parsed.address.size() >= sizeof address.sun_path) return serving;
   std::memcpy(address.sun_path, parsed.address.c_str(), parsed.address.size() + 1);
-  const int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (s < 0) return std::nullopt;
+  // Non-blocking: a listener whose queue is full answers EAGAIN instead of holding doctor.
+  const int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (s < 0) return serving;
   ucred credentials{};
   socklen_t size = sizeof credentials;
-  const bool known = connect(s, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
-                     getsockopt(s, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0 &&
-                     credentials.pid > 0;
+  if (connect(s, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    if (errno == ENOENT || errno == ECONNREFUSED) serving.state = State::kNobody;
+  } else if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0 &&
+             credentials.pid > 0) {  // 0: a server in another PID namespace
+    serving.state = State::kProcess;
+    serving.process.pid = static_cast<std::uint32_t>(credentials.pid);
+    std::ifstream comm("/proc/" + std::to_string(credentials.pid) + "/comm");
+    std::getline(comm, serving.process.program);
+    if (serving.process.program.empty()) serving.process.program = "(a process that has ended)";
+  }
   close(s);
-  if (!known) return std::nullopt;
-  ServerProcess server;
-  server.pid = static_cast<std::uint32_t>(credentials.pid);
-  std::ifstream comm("/proc/" + std::to_string(credentials.pid) + "/comm");
-  std::getline(comm, server.program);
-  if (server.program.empty()) server.program = "(a process that has ended)";
-  return server;
+  return serving;
 }
 
 }  // namespace dxshim::doctor

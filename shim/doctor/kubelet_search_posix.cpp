@@ -1,8 +1,8 @@
-// Linux: kubelets are the processes named kubelet in /proc that run as root (a process anybody
-// can start under that name is not believed), each read from its own command line and the config
-// files it names, as that process sees them (through /proc/PID/root and /proc/PID/cwd, so a
-// kubelet in a container is read right too). Only regular files of at most 1 MiB are read: a
-// name that leads to a FIFO or a device never blocks doctor.
+// Linux: kubelets are the processes named kubelet in /proc that run as root, by their effective
+// uid (a process anybody can start under that name is not believed), each read from its own command
+// line and the config files it names, as that process sees them (through /proc/PID/root and
+// /proc/PID/cwd, so a kubelet in a container is read right too). Only regular files of at most 1
+// MiB are read: a name that leads to a FIFO or a device never blocks doctor.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,7 +36,7 @@ std::string Trimmed(std::string text) {
   return text;
 }
 
-// A config file of the kubelet whose /proc folder is `proc`, named as its flag names it.
+// A config file of a kubelet (`path` already through its /proc/PID/root or cwd).
 std::optional<std::string> ReadConfig(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
@@ -46,17 +46,38 @@ std::optional<std::string> ReadConfig(const std::string& path) {
   struct stat st {};
   std::string text;
   const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kMaxConfigBytes;
+  bool read_error = false;
   if (regular) {
     text.resize(static_cast<std::size_t>(st.st_size));
     std::size_t done = 0;
-    for (ssize_t n = 0;
-         done < text.size() && (n = read(fd, text.data() + done, text.size() - done)) > 0;)
+    while (done < text.size()) {
+      const ssize_t n = read(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) read_error = true;
+      if (n <= 0) break;
       done += static_cast<std::size_t>(n);
+    }
     text.resize(done);
   }
   close(fd);
   if (!regular) throw node::NodeError(path + " is not a regular file of at most 1 MiB");
+  if (read_error) throw node::NodeError(path + " cannot be read");
   return text;
+}
+
+// Whether the process runs as root: its effective uid, from the Uid: line of its status (the
+// owner of /proc/PID is root for any process that made itself non-dumpable).
+bool RunsAsRoot(const std::filesystem::path& status) {
+  std::ifstream in(status);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("Uid:")) continue;
+    std::istringstream fields(line.substr(4));
+    std::string real;
+    std::string effective;
+    fields >> real >> effective;
+    return effective == "0";
+  }
+  return false;
 }
 
 }  // namespace
@@ -70,10 +91,9 @@ KubeletSearch FindKubelets() {
     if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
     const auto comm = Slurp(it->path() / "comm");
     if (!comm || Trimmed(*comm) != "kubelet") continue;
-    struct stat owner {};
-    if (stat(it->path().c_str(), &owner) != 0 || owner.st_uid != 0) continue;  // not root's
+    if (!RunsAsRoot(it->path() / "status")) continue;
     const auto cmdline = Slurp(it->path() / "cmdline");
-    if (!cmdline) continue;  // it ended meanwhile
+    if (!cmdline || cmdline->empty()) continue;  // it ended meanwhile, or is a zombie
     std::vector<std::string> args;
     std::istringstream in(*cmdline);
     for (std::string arg; std::getline(in, arg, '\0');) args.push_back(arg);

@@ -13,6 +13,7 @@
 #include "shim/device_plugin/device_plugin_service.h"
 #include "shim/device_plugin/socket_file_channel.h"
 #include "shim/doctor/kubelet_checkpoint.h"
+#include "shim/socket_bridge/socket_file.h"
 
 namespace dxshim::doctor {
 namespace {
@@ -58,9 +59,9 @@ Check CheckResource(const std::string& dir, const std::string& resource,
                     std::chrono::milliseconds timeout) {
   const std::string check = "device plugin " + resource;
   const auto kubelet_sock = (std::filesystem::path(dir) / "kubelet.sock").string();
-  std::error_code ec;
-  const auto kubelet_since = std::filesystem::last_write_time(kubelet_sock, ec);
-  if (ec) {
+  // Read without following the reparse point an AF_UNIX socket file is on Windows.
+  const auto kubelet = socket_bridge::IdentifyFile(kubelet_sock);
+  if (!kubelet.exists) {
     return Failed(check,
                   "there is no kubelet.sock in " + dir +
                       ": kubelet does not serve its device "
@@ -113,8 +114,9 @@ Check CheckResource(const std::string& dir, const std::string& resource,
   const std::string counts = std::to_string(advertised.healthy.size()) + " healthy of " +
                              std::to_string(advertised.all) + " advertised";
   // kubelet rewrites its checkpoint at each list it takes, never when it stops or starts: one
-  // older than kubelet.sock is a previous kubelet's.
-  if (std::filesystem::last_write_time(checkpoint_path, ec) < kubelet_since && !ec) {
+  // last written before kubelet.sock was made is a previous kubelet's.
+  const auto checkpoint = socket_bridge::IdentifyFile(checkpoint_path);
+  if (checkpoint.exists && checkpoint.modified < kubelet.created) {
     return Warning(check,
                    socket + " serves " + counts +
                        ", but kubelet's checkpoint is older than "

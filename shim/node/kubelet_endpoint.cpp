@@ -4,6 +4,18 @@
 #include "shim/node/kubelet_flags.h"
 
 namespace dxshim::node {
+namespace {
+
+// A UNC or device path (\\server\share, \\.\pipe\x) is not kubelet's own file, and opening or
+// listing it as Administrator would hand whoever serves it the caller's credentials, or block.
+void RefuseRemote(const std::string& path, const char* what) {
+  const bool long_local = path.size() > 5 && path.starts_with("\\\\?\\") && path[5] == ':';
+  if ((path.starts_with("\\\\") || path.starts_with("//")) && !long_local) {
+    throw NodeError(std::string("kubelet's ") + what + " " + path + " is not a local file");
+  }
+}
+
+}  // namespace
 
 Setting KubeletEndpoint(const std::vector<Word>& words, const KubeletFiles& files) {
   if (const auto flag = FindFlag(words, "container-runtime-endpoint", 1)) {
@@ -11,12 +23,7 @@ Setting KubeletEndpoint(const std::vector<Word>& words, const KubeletFiles& file
   }
   std::optional<Setting> found;
   const auto read = [&](const std::string& path, SettingPlace place) {
-    // A UNC or device path (\\server\share, \\.\pipe\x) is not kubelet's own file, and opening it
-    // as Administrator would hand an impostor the caller's credentials or block the reader.
-    const bool long_local = path.size() > 5 && path.starts_with("\\\\?\\") && path[5] == ':';
-    if ((path.starts_with("\\\\") || path.starts_with("//")) && !long_local) {
-      throw NodeError("kubelet's config file " + path + " is not a local file");
-    }
+    RefuseRemote(path, "config file");
     const auto text = files.read(path);
     if (!text) throw NodeError("kubelet's config file " + path + " does not exist");
     try {
@@ -32,6 +39,7 @@ Setting KubeletEndpoint(const std::vector<Word>& words, const KubeletFiles& file
   }
   if (const auto dir = FindFlag(words, "config-dir", 1)) {
     const std::string folder = files.resolve(dir->value);
+    RefuseRemote(folder, "config folder");  // listing a share sends credentials too
     for (const auto& name : files.list(folder)) {
       if (name.size() > 5 && name.substr(name.size() - 5) == ".conf") {
         read(folder + files.separator + name, SettingPlace::kConfigDropIn);

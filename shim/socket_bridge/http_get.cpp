@@ -1,10 +1,28 @@
 #include "shim/socket_bridge/http_get.h"
 
+#include <cctype>
 #include <cstdlib>
 
 #include "shim/socket_bridge/socket_api.h"
 
 namespace dxshim::socket_bridge {
+
+namespace {
+
+// Whether `response` holds a whole answer although the server did not end its stream: headers
+// and as many body bytes as its Content-Length says.
+bool Complete(const std::string& response) {
+  const auto split = response.find("\r\n\r\n");
+  if (split == std::string::npos) return false;
+  std::string headers = response.substr(0, split);
+  for (auto& c : headers) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto at = headers.find("\r\ncontent-length:");
+  if (at == std::string::npos) return false;
+  const auto length = std::strtoull(headers.c_str() + at + 17, nullptr, 10);
+  return response.size() - split - 4 >= length;
+}
+
+}  // namespace
 
 std::optional<HttpAnswer> ParseHttpAnswer(const std::string& response) {
   if (response.rfind("HTTP/", 0) != 0) return std::nullopt;
@@ -41,12 +59,16 @@ std::optional<HttpAnswer> HttpGet(const std::string& host, std::uint16_t port,
   }
   std::string response;
   char buffer[16384];
-  while (response.size() < kMaxAnswerBytes) {
-    if (!wait(s.get(), false)) return std::nullopt;
+  while (true) {
+    // The deadline, or a reset: an answer already whole still counts.
+    if (!wait(s.get(), false)) return Complete(response) ? ParseHttpAnswer(response) : std::nullopt;
     const long n = Receive(s.get(), buffer, sizeof buffer);
     if (n == 0) break;  // the server ended the answer
-    if (n < 0 && !LastCallWouldBlock()) return std::nullopt;
+    if (n < 0 && !LastCallWouldBlock()) {
+      return Complete(response) ? ParseHttpAnswer(response) : std::nullopt;
+    }
     if (n > 0) response.append(buffer, static_cast<std::size_t>(n));
+    if (response.size() > kMaxAnswerBytes) return std::nullopt;  // never a cut-off body
   }
   return ParseHttpAnswer(response);
 }

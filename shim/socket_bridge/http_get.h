@@ -15,9 +15,9 @@ struct HttpAnswer {
   std::string body;
 };
 
-// GET http://HOST:PORT/PATH; nullopt when the whole answer has not come within `timeout`, or it
-// is not HTTP. An answer is read up to kMaxAnswerBytes. (On Windows, Winsock must be started:
-// socket_api.h's NetworkSession.)
+// GET http://HOST:PORT/PATH; nullopt when the whole answer has not come within `timeout` (ended
+// by the server, or as long as its Content-Length says), is longer than kMaxAnswerBytes, or is
+// not HTTP. (On Windows, Winsock must be started: socket_api.h's NetworkSession.)
 inline constexpr std::size_t kMaxAnswerBytes = 4u << 20;
 std::optional<HttpAnswer> HttpGet(const std::string& host, std::uint16_t port,
                                   const std::string& path, std::chrono::milliseconds timeout);

@@ -1,6 +1,6 @@
 // The TCP parts of socket_api.h whose calls are spelled the same in Winsock and POSIX
-// (getaddrinfo, bind, connect, getsockname, getpeername, inet_ntop); only the headers, the
-// address-reuse option and the timeout's type differ.
+// (getaddrinfo, bind, connect, select, getsockname, getpeername, inet_ntop); only the headers,
+// the address-reuse option and a non-blocking connect's error differ.
 #include "shim/socket_bridge/socket_api.h"
 
 #ifdef _WIN32
@@ -24,6 +24,26 @@ std::uint16_t PortOf(const sockaddr_storage& address) {
     return ntohs(reinterpret_cast<const sockaddr_in6*>(&address)->sin6_port);
   }
   return 0;
+}
+
+// Whether a non-blocking connect ended (either way: SO_ERROR says how) within `timeout`. select,
+// not WSAPoll: before Windows 10 2004, WSAPoll never reports a connect that failed.
+bool ConnectFinished(NativeSocket s, std::chrono::milliseconds timeout) {
+  fd_set writable;
+  fd_set failed;
+  FD_ZERO(&writable);
+  FD_ZERO(&failed);
+  FD_SET(s, &writable);
+  FD_SET(s, &failed);
+  timeval wait{};
+  wait.tv_sec = static_cast<decltype(wait.tv_sec)>(timeout.count() / 1000);
+  wait.tv_usec = static_cast<decltype(wait.tv_usec)>((timeout.count() % 1000) * 1000);
+#ifdef _WIN32
+  return select(0, nullptr, &writable, &failed, &wait) > 0;
+#else
+  if (s >= FD_SETSIZE) return false;
+  return select(s + 1, nullptr, &writable, &failed, &wait) > 0;
+#endif
 }
 
 }  // namespace
@@ -93,7 +113,10 @@ Socket ConnectTcp(const std::string& host, std::uint16_t port, std::chrono::mill
   }
   Socket connected;
   error = "cannot connect to " + where + ": timed out";
-  for (const addrinfo* a = found; a != nullptr && !connected.valid(); a = a->ai_next) {
+  std::size_t left_addresses = 0;
+  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) ++left_addresses;
+  for (const addrinfo* a = found; a != nullptr && !connected.valid();
+       a = a->ai_next, --left_addresses) {
 #ifdef _WIN32
     Socket s(socket(a->ai_family, a->ai_socktype, a->ai_protocol));
 #else
@@ -112,10 +135,11 @@ Socket ConnectTcp(const std::string& host, std::uint16_t port, std::chrono::mill
         error = "cannot connect to " + where + ": " + LastSocketError();
         continue;
       }
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      PollEntry entry{s.get(), false, true, false, false};
-      if (left.count() <= 0 || !Poll(std::span(&entry, 1), left) || !entry.writable) continue;
+      // Each address left gets its share of the time left (localhost: ::1, then 127.0.0.1).
+      const auto share = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             deadline - std::chrono::steady_clock::now()) /
+                         static_cast<long>(left_addresses);
+      if (share.count() <= 0 || !ConnectFinished(s.get(), share)) continue;
       int result = 0;
       socklen_t size = sizeof result;
       if (getsockopt(s.get(), SOL_SOCKET, SO_ERROR, reinterpret_cast<char*>(&result), &size) != 0 ||

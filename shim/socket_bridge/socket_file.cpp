@@ -128,12 +128,15 @@ FileIdentity IdentifyFile(const std::string& path) {
     id.created = static_cast<long long>(
         (static_cast<unsigned long long>(info.ftCreationTime.dwHighDateTime) << 32) |
         info.ftCreationTime.dwLowDateTime);
+    id.modified = static_cast<long long>(
+        (static_cast<unsigned long long>(info.ftLastWriteTime.dwHighDateTime) << 32) |
+        info.ftLastWriteTime.dwLowDateTime);
   }
   CloseHandle(file);
 #else
   struct statx st {};
-  if (::statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_CTIME | STATX_BTIME,
-              &st) != 0) {
+  if (::statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW,
+              STATX_INO | STATX_CTIME | STATX_BTIME | STATX_MTIME, &st) != 0) {
     return id;
   }
   id.exists = true;
@@ -141,6 +144,7 @@ FileIdentity IdentifyFile(const std::string& path) {
   id.file = static_cast<unsigned long long>(st.stx_ino);
   const auto& made = (st.stx_mask & STATX_BTIME) != 0 ? st.stx_btime : st.stx_ctime;
   id.created = made.tv_sec * 1000000000LL + made.tv_nsec;
+  id.modified = st.stx_mtime.tv_sec * 1000000000LL + st.stx_mtime.tv_nsec;
 #endif
   return id;
 }

@@ -47,7 +47,11 @@ struct FileIdentity {
   bool exists = false;
   unsigned long long device = 0, file = 0;
   long long created = 0;
-  bool operator==(const FileIdentity&) const = default;
+  // When it was last written, in the same units as `created` (not part of the identity).
+  long long modified = 0;
+  bool operator==(const FileIdentity& o) const {
+    return exists == o.exists && device == o.device && file == o.file && created == o.created;
+  }
 };
 FileIdentity IdentifyFile(const std::string& path);
 

@@ -30,16 +30,23 @@ TEST(EndpointServer, IsTheProcessThatListensOnTheSocket) {
   std::string error;
   const auto listener = socket_bridge::ListenUnix(path, error);
   ASSERT_TRUE(listener.valid()) << error;
-  const auto server = EndpointServer("unix://" + path);
-  ASSERT_TRUE(server.has_value());
-  EXPECT_EQ(server->pid, static_cast<std::uint32_t>(getpid()));
+  using State = EndpointServing::State;
+  const auto serving = EndpointServer("unix://" + path);
+  ASSERT_EQ(serving.state, State::kProcess);
+  EXPECT_EQ(serving.process.pid, static_cast<std::uint32_t>(getpid()));
   std::string comm;
   std::getline(std::ifstream("/proc/self/comm"), comm);
-  EXPECT_EQ(server->program, comm);
-  EXPECT_EQ(Describe(*server), comm + " (pid " + std::to_string(getpid()) + ")");
+  EXPECT_EQ(serving.process.program, comm);
+  EXPECT_EQ(Describe(serving.process), comm + " (pid " + std::to_string(getpid()) + ")");
 
-  EXPECT_FALSE(EndpointServer("unix://" + dir / "nobody.sock").has_value());
-  EXPECT_FALSE(EndpointServer("tcp://127.0.0.1:1").has_value());
+  // No such socket, and a socket file nobody listens on any more (a crashed server's).
+  EXPECT_EQ(EndpointServer("unix://" + dir / "nobody.sock").state, State::kNobody);
+  {
+    const auto dead = socket_bridge::ListenUnix(dir / "dead.sock", error);
+    ASSERT_TRUE(dead.valid()) << error;
+  }
+  EXPECT_EQ(EndpointServer("unix://" + dir / "dead.sock").state, State::kNobody);
+  EXPECT_EQ(EndpointServer("tcp://127.0.0.1:1").state, State::kUnknown);
 }
 
 TEST(IsDxshim, KnowsItsNamesOnBothPlatforms) {

@@ -42,5 +42,18 @@ TEST(CheckKubelet, WarnsWhenThereIsNoKubeletOrOneCannotBeRead) {
   EXPECT_EQ(check.fix.rfind("run doctor elevated", 0), 0u);
 }
 
+TEST(CheckKubelet, AnUnreadableKubeletDoesNotHideOneThatBypassesDxshim) {
+  KubeletSearch search;
+  search.seen.push_back(
+      {"kubelet.exe (pid 812)", "npipe:////./pipe/containerd-containerd", "its command line"});
+  search.problems.push_back("the kubelet service: NSSM runs supervisor.exe");
+  const auto check = CheckKubelet(search, "npipe://./pipe/dxshim");
+  EXPECT_EQ(check.status, Status::kFailed);
+  EXPECT_EQ(check.detail,
+            "kubelet.exe (pid 812) uses npipe:////./pipe/containerd-containerd (its command "
+            "line), not dxshim's npipe://./pipe/dxshim; the kubelet service: NSSM runs "
+            "supervisor.exe");
+}
+
 }  // namespace
 }  // namespace dxshim::doctor

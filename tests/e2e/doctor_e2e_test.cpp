@@ -121,6 +121,11 @@ class Doctor : public GpuNodeTest {
     for (const auto& [k, v] : annotations) (*config.mutable_annotations())[k] = v;
     std::string container;
     ASSERT_TRUE(CreateAndStart(pod, config, &container).ok()) << Log();
+    // The memory plugin's list follows the pod's reservation (8 of 16 units) on its own time.
+    ASSERT_TRUE(kubelet_->WaitForDevices(
+        [](const std::vector<v1beta1::Device>& d) { return HealthyCount(d) == 8; }, kWait,
+        TestKubelet::kGpuMemory))
+        << Log();
   }
 
   // A process named kubelet with these arguments (once it has that name: the fork that starts

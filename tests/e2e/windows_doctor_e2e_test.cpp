@@ -60,6 +60,10 @@ class WindowsDoctor : public testing::Test {
         [](const std::vector<v1beta1::Device>& d) { return HealthyCount(d) == 1; },
         std::chrono::seconds(120)))
         << dxshim_->Log();
+    ASSERT_TRUE(kubelet_->WaitForDevices(
+        [](const std::vector<v1beta1::Device>& d) { return HealthyCount(d) == 16; },
+        std::chrono::seconds(120), TestKubelet::kGpuMemory))
+        << dxshim_->Log();
   }
 
   static void TearDownTestSuite() {
@@ -173,6 +177,19 @@ TEST_F(WindowsDoctor, ChecksThePipeTheRuntimeTheKubeletServiceAndTheMetrics) {
   EXPECT_EQ(lines["metrics"].status, "ok") << text;
   EXPECT_EQ(lines["metrics"].detail, "http://" + *metrics_ + "/readyz answers ready") << text;
   EXPECT_EQ(lines["holders"].detail, "no pod holds a GPU") << text;
+
+  // dxshim's pipe not served (dxshim stopped): the first line says so, without waiting for it.
+  std::vector<std::string> down = {DXSHIM_WINDOWS_EXE, "doctor",
+                                   "--listen",         "npipe://./pipe/dxshim-stopped",
+                                   "--runtime",        "tcp://" + containerd_->tcp_address(),
+                                   "--output",         "json"};
+  const auto flags_down = Flags(*metrics_);
+  down.insert(down.end(), flags_down.begin(), flags_down.end());
+  std::string down_out;
+  EXPECT_EQ(dxshim_->Run(down, "doctor-down", &down_out), 1);
+  EXPECT_NE(down_out.find("nothing accepts a connection on npipe://./pipe/dxshim-stopped"),
+            std::string::npos)
+      << down_out;
 
   // A kubelet service that bypasses dxshim, as most distributions install it.
   ASSERT_EQ(Sc({"create", "kubelet", "binPath=",

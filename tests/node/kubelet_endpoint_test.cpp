@@ -92,6 +92,11 @@ TEST_F(KubeletEndpointTest, AFileOnAShareOrAPipeIsNeverOpened) {
                            "//attacker/share/config.yaml"}) {
     EXPECT_THROW(Read({"kubelet.exe", std::string("--config=") + path}), NodeError) << path;
   }
+  files_.list = [&opened](const std::string& folder) {
+    opened.push_back(folder);
+    return std::vector<std::string>{};
+  };
+  EXPECT_THROW(Read({"kubelet.exe", "--config-dir=\\\\attacker\\share"}), NodeError);
   EXPECT_TRUE(opened.empty());
   EXPECT_EQ(Read({"kubelet.exe", "--config=\\\\?\\C:\\k\\config.yaml"}).value,
             "npipe://./pipe/dxshim");

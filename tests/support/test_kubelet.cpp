@@ -84,9 +84,17 @@ void TestKubelet::Stop() {
 }
 
 void TestKubelet::DropPlugin(const std::string& resource) {
+  std::uint64_t before = 0;
+  {
+    std::lock_guard lock(mutex_);
+    before = plugins_[resource].watches;
+  }
   StopWatching(resource);
+  // The plugin registers again as soon as its stream ends, maybe before this line: what a newer
+  // stream already brought stays.
   std::lock_guard lock(mutex_);
   auto& plugin = plugins_[resource];
+  if (plugin.watches != before) return;
   plugin.devices.clear();
   plugin.lists = 0;
 }
@@ -132,6 +140,10 @@ void TestKubelet::StopWatchingAll() {
 
 void TestKubelet::Watch(std::string endpoint, std::string resource) {
   StopWatching(resource);  // a new registration replaces the previous plugin of its resource
+  {
+    std::lock_guard lock(mutex_);
+    ++plugins_[resource].watches;  // before the stream can bring a list
+  }
   auto context = std::make_shared<grpc::ClientContext>();
   std::thread thread([this, endpoint, resource, context] {
     auto channel = grpc::CreateChannel(TargetOf(endpoint), grpc::InsecureChannelCredentials());

@@ -96,6 +96,7 @@ class TestKubelet {
   struct Plugin {
     std::vector<v1beta1::Device> devices;  // the latest list
     std::size_t lists = 0;
+    std::uint64_t watches = 0;  // streams opened, for DropPlugin
     std::set<std::string> allocated;
     std::shared_ptr<grpc::ClientContext> watch_context;
     std::thread watcher;
