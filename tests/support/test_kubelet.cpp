@@ -84,19 +84,20 @@ void TestKubelet::Stop() {
 }
 
 void TestKubelet::DropPlugin(const std::string& resource) {
-  std::uint64_t before = 0;
+  // All at once: the stream ends, what it brought is forgotten, and anything it still brings is
+  // ignored (it is no longer the resource's newest). The plugin registers again as soon as it
+  // sees the end, and the stream that registration opens is then the one that counts.
+  std::thread watcher;
   {
     std::lock_guard lock(mutex_);
-    before = plugins_[resource].watches;
+    auto& plugin = plugins_[resource];
+    if (plugin.watch_context) plugin.watch_context->TryCancel();
+    watcher.swap(plugin.watcher);
+    ++plugin.watches;
+    plugin.devices.clear();
+    plugin.lists = 0;
   }
-  StopWatching(resource);
-  // The plugin registers again as soon as its stream ends, maybe before this line: what a newer
-  // stream already brought stays.
-  std::lock_guard lock(mutex_);
-  auto& plugin = plugins_[resource];
-  if (plugin.watches != before) return;
-  plugin.devices.clear();
-  plugin.lists = 0;
+  if (watcher.joinable()) watcher.join();
 }
 
 void TestKubelet::Restart(PluginSockets plugin_sockets) {
@@ -140,32 +141,31 @@ void TestKubelet::StopWatchingAll() {
 
 void TestKubelet::Watch(std::string endpoint, std::string resource) {
   StopWatching(resource);  // a new registration replaces the previous plugin of its resource
-  {
-    std::lock_guard lock(mutex_);
-    ++plugins_[resource].watches;  // before the stream can bring a list
-  }
+  // Numbered, started and stored under one lock: no list of it counts, and no DropPlugin runs,
+  // before it is the resource's newest stream.
+  std::lock_guard lock(mutex_);
+  auto& plugin = plugins_[resource];
+  const auto stream = ++plugin.watches;
   auto context = std::make_shared<grpc::ClientContext>();
-  std::thread thread([this, endpoint, resource, context] {
+  plugin.watch_context = context;
+  plugin.watcher = std::thread([this, endpoint, resource, context, stream] {
     auto channel = grpc::CreateChannel(TargetOf(endpoint), grpc::InsecureChannelCredentials());
     auto stub = v1beta1::DevicePlugin::NewStub(channel);
     auto reader = stub->ListAndWatch(context.get(), v1beta1::Empty());
     v1beta1::ListAndWatchResponse response;
     while (reader->Read(&response)) {
       {
-        std::lock_guard lock(mutex_);
-        auto& plugin = plugins_[resource];
-        plugin.devices.assign(response.devices().begin(), response.devices().end());
-        ++plugin.lists;
+        std::lock_guard list_lock(mutex_);
+        auto& mine = plugins_[resource];
+        if (mine.watches != stream) continue;  // a dropped stream's last words
+        mine.devices.assign(response.devices().begin(), response.devices().end());
+        ++mine.lists;
         WriteCheckpointLocked();
       }
       cv_.notify_all();
     }
     reader->Finish();
   });
-  std::lock_guard lock(mutex_);
-  auto& plugin = plugins_[resource];
-  plugin.watch_context = context;
-  plugin.watcher = std::move(thread);
 }
 
 std::size_t TestKubelet::RegistrationsLocked(const std::string& resource, std::size_t from) const {

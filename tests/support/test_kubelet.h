@@ -96,7 +96,7 @@ class TestKubelet {
   struct Plugin {
     std::vector<v1beta1::Device> devices;  // the latest list
     std::size_t lists = 0;
-    std::uint64_t watches = 0;  // streams opened, for DropPlugin
+    std::uint64_t watches = 0;  // numbers its streams: only the newest one's lists count
     std::set<std::string> allocated;
     std::shared_ptr<grpc::ClientContext> watch_context;
     std::thread watcher;

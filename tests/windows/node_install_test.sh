@@ -48,6 +48,17 @@ reg_value() {  # reg_value KEY NAME
   sed -nE "s/^[[:space:]]+$2[[:space:]]+REG_[A-Z_]+[[:space:]]*//p" <<<"$out"
 }
 no_dxshim_service() { [ -z "$(reg_value "$services_key\\dxshim" ImagePath)" ]; }
+# Sets a REG_EXPAND_SZ value and reads it back, a few times if need be: under load, a value added
+# just after `sc.exe create` of a service deleted a moment before was once read back empty.
+set_reg() {  # set_reg KEY NAME DATA
+  for _ in 1 2 3 4 5; do
+    W reg.exe add "$1" /v "$2" /t REG_EXPAND_SZ /d "$3" /f >/dev/null
+    [ "$(reg_value "$1" "$2")" = "$3" ] && return 0
+    sleep 1
+  done
+  echo "cannot set $1 $2" >&2
+  return 1
+}
 
 # What install may change, exported for byte-for-byte comparisons: the services' keys (the
 # service manager's own record of ImagePath and DependOnService, NSSM's Parameters) and the files,
@@ -153,8 +164,8 @@ printf 'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/cont
   >"$c/var/lib/kubelet/kubeadm-flags.env"
 printf 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n' >"$c/var/lib/kubelet/config.yaml"
 W sc.exe create kubelet binPath= 'C:\k\nssm.exe' depend= containerd >/dev/null
-W reg.exe add "$services_key\\kubelet\\Parameters" /v Application /t REG_EXPAND_SZ /d 'C:\Windows\System32\WindowsPowerShell\v1.0\powershell.exe' /f >/dev/null
-W reg.exe add "$services_key\\kubelet\\Parameters" /v AppParameters /t REG_EXPAND_SZ /d '-ExecutionPolicy Bypass -NoProfile C:\k\StartKubelet.ps1' /f >/dev/null
+set_reg "$services_key\\kubelet\\Parameters" Application 'C:\Windows\System32\WindowsPowerShell\v1.0\powershell.exe'
+set_reg "$services_key\\kubelet\\Parameters" AppParameters '-ExecutionPolicy Bypass -NoProfile C:\k\StartKubelet.ps1'
 W sc.exe start kubelet >/dev/null
 sleep 2
 snapshot "$work/kubeadm-before"
@@ -195,8 +206,8 @@ printf '%s\r\n' '$KubeletArgList = $Global:ClusterConfiguration.Kubernetes.Kubel
   '$KubeletArgList += "--container-runtime-endpoint=npipe://./pipe/containerd-containerd"' \
   '[RunProcess.exec]::RunProcess("c:\k\kubelet.exe", $KubeletArgList -join " ", 0)' >"$c/k/kubeletstart.ps1"
 W sc.exe create kubelet binPath= 'c:\k\nssm.exe' depend= containerd >/dev/null
-W reg.exe add "$services_key\\kubelet\\Parameters" /v Application /t REG_EXPAND_SZ /d 'C:\Windows\System32\WindowsPowerShell\v1.0\powershell.exe' /f >/dev/null
-W reg.exe add "$services_key\\kubelet\\Parameters" /v AppParameters /t REG_EXPAND_SZ /d 'c:\k\kubeletstart.ps1' /f >/dev/null
+set_reg "$services_key\\kubelet\\Parameters" Application 'C:\Windows\System32\WindowsPowerShell\v1.0\powershell.exe'
+set_reg "$services_key\\kubelet\\Parameters" AppParameters 'c:\k\kubeletstart.ps1'
 W sc.exe start kubelet >/dev/null
 sleep 2
 containerd_starts=$(lines "$c/Program Files/containerd/starts.log")
