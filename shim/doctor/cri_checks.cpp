@@ -14,6 +14,7 @@
 #include "shim/ledger/ledger.h"
 #include "shim/ledger/runtime_record_poller.h"
 #include "shim/proxy/runtime_channel.h"
+#include "shim/proxy/status_code_name.h"
 
 namespace dxshim::doctor {
 namespace {
@@ -46,7 +47,7 @@ std::string Describe(const RuntimeVersion& v) {
 }
 
 std::string Why(const grpc::Status& status) {
-  return status.error_message().empty() ? "code " + std::to_string(status.error_code())
+  return status.error_message().empty() ? std::string(StatusCodeName(status.error_code()))
                                         : status.error_message();
 }
 
