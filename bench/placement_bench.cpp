@@ -13,6 +13,7 @@
 
 #include "devices/allocation/gpu_memory.h"
 #include "shim/ledger/ledger.h"
+#include "tests/support/ledger_reserve.h"
 
 namespace {
 
@@ -74,7 +75,7 @@ Outcome Run(Placement placement, bool churn, unsigned seed) {
     }
     const auto sandbox = "pod-" + std::to_string(pod);
     try {
-      ledger.Commit(ledger.Reserve(node, request, sandbox, sandbox).id);
+      ledger.Commit(dxshim::test::Reserve(ledger, node, request, sandbox, sandbox).id);
       holding.push_back(sandbox);
       ++out.admitted;
     } catch (const AllocationError&) {

@@ -22,8 +22,8 @@
 #include "shim/device_plugin/plugin_memory_units.h"
 #include "shim/device_plugin/plugin_slots.h"
 #include "shim/device_plugin/plugin_sockets.h"
-#include "shim/ledger/runtime_record_poller.h"
 #include "shim/proxy/endpoint.h"
+#include "shim/runtime_record/runtime_record_poller.h"
 
 namespace dxshim {
 namespace {

@@ -206,15 +206,15 @@ Decision DecideOnFreshNode(const runtime::v1::CreateContainerRequest& request,
   snapshot_options.extra_runtime_files = cfg.extra_runtime_files;
   const devices::DeviceSnapshot snapshot(
       devices::MakeDeviceSource(cfg.device_source, cfg.sysfs_root), snapshot_options);
-  Ledger ledger(cfg.policy);
-  ledger.BeginResync();
-  ledger.FinishResync({});
-  return Decide(request, *snapshot.Current(), ledger, RewriteTarget(args), args.runtime_handler);
+  LedgerView nothing_held;
+  nothing_held.synced = true;
+  return Decide(request, *snapshot.Current(), cfg.policy, nothing_held, RewriteTarget(args),
+                args.runtime_handler);
 }
 
 void Explain(const Decision& decision, bool skip_check) {
   std::cerr << (decision.pass_through ? "unchanged: " + decision.why : decision.why) << "\n";
-  for (const auto& line : decision.reservation.considered) std::cerr << "  " << line << "\n";
+  for (const auto& line : decision.placed.considered) std::cerr << "  " << line << "\n";
   for (const auto& note : decision.plan.notes) std::cerr << "  " << note << "\n";
   if (skip_check && !decision.pass_through) {
     std::cerr << "  host files not checked (--skip-host-file-check)\n";

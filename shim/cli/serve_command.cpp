@@ -18,6 +18,7 @@
 #include "devices/node_feature_file.h"
 #include "shim/cli/logging.h"
 #include "shim/cli/platform.h"
+#include "shim/cli/serve_metrics.h"
 #include "shim/cli/serve_options.h"
 #include "shim/cli/stop_request.h"
 #include "shim/device_plugin/plugin_process.h"
@@ -25,12 +26,8 @@
 #include "shim/gpu/host_files.h"
 #include "shim/gpu/ledger_feed.h"
 #include "shim/ledger/ledger.h"
-#include "shim/ledger/runtime_record_poller.h"
-#include "shim/metrics/holding_collector.h"
-#include "shim/metrics/http_endpoint.h"
-#include "shim/metrics/metrics.h"
-#include "shim/metrics/node_collector.h"
 #include "shim/proxy/proxy_server.h"
+#include "shim/runtime_record/runtime_record_poller.h"
 #include "shim/version/build_info.h"
 
 namespace dxshim {
@@ -125,26 +122,6 @@ TargetOptions Target(const config::ServeConfig& cfg, HostFiles& host_files) {
   return target;
 }
 
-// The operator's endpoint on `listen`: /metrics renders `metrics` (with the node's GPUs and
-// holders), /readyz says what is missing. Throws when it cannot listen.
-std::unique_ptr<metrics::HttpEndpoint> ServeMetrics(const std::string& listen,
-                                                    metrics::Metrics& metrics,
-                                                    const devices::DeviceSnapshot& snapshot,
-                                                    const Ledger& ledger) {
-  metrics.AddCollector([&] { return metrics::CollectNode(snapshot, ledger); });
-  metrics.AddCollector([&] { return metrics::CollectHoldings(snapshot, ledger); });
-  metrics::HttpHandlers handlers;
-  handlers.metrics = [&metrics] { return metrics.Render(); };
-  handlers.refused = [&metrics](metrics::HttpRefusal refusal) { metrics.HttpRefused(refusal); };
-  handlers.not_ready = [&] {
-    return metrics::NotReady(metrics.runtime_connected(), snapshot, ledger);
-  };
-  auto http = std::make_unique<metrics::HttpEndpoint>(listen, std::move(handlers));
-  const auto host = listen.substr(0, listen.rfind(':'));
-  spdlog::info("metrics: serving http://{}:{}/metrics, /healthz and /readyz", host, http->port());
-  return http;
-}
-
 // Runs `start`; false, logged as why dxshim cannot start, when it throws.
 bool Started(const std::function<void()>& start) {
   try {
@@ -172,13 +149,14 @@ std::unique_ptr<device_plugin::PluginProcess> PluginFor(const config::ServeConfi
 int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& stop,
           const std::function<void()>& ready) {
   // Metrics (metrics-listen): counted from the start, served just before the CRI endpoint.
-  std::unique_ptr<metrics::Metrics> metrics;
-  if (!cfg.metrics_listen.empty()) metrics = std::make_unique<metrics::Metrics>();
+  std::unique_ptr<ServeMetrics> metrics;
+  if (!cfg.metrics_listen.empty()) metrics = std::make_unique<ServeMetrics>();
   std::unique_ptr<PipeBridges> pipes;  // after metrics: its accept thread counts clients there
   // Each program that connects to kubelet's pipe is counted (dxshim install's proof that
   // kubelet reached dxshim after a takeover).
   std::function<void(const std::string&)> on_pipe_client;
-  if (metrics) on_pipe_client = [m = metrics.get()](const std::string& p) { m->PipeClient(p); };
+  if (metrics)
+    on_pipe_client = [m = metrics.get()](const std::string& p) { m->relay.PipeClient(p); };
   if (!Started([&] { pipes = PipeBridges::ForServe(options, cfg.pipe_sddl, on_pipe_client); })) {
     return 1;
   }
@@ -206,9 +184,10 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
                              FeedLedger(ledger, &sandbox_handlers));
   GpuInterceptor::DecisionObserver on_decision;
   if (metrics) {
-    poller.set_resync_timer([m = metrics.get()](bool ok, auto took) { m->Resync(ok, took); });
-    on_decision = [m = metrics.get()](DecisionOutcome outcome) { m->Decision(outcome); };
-    options.observer = metrics.get();
+    poller.set_resync_timer(
+        [m = metrics.get()](bool ok, auto took) { m->resyncs.Resync(ok, took); });
+    on_decision = [m = metrics.get()](DecisionOutcome outcome) { m->decisions.Count(outcome); };
+    options.observer = &metrics->relay;
   }
   // Read existing allocations before listening, so that GPU requests right after a restart need
   // not wait; a runtime that is down fails this at once (GPU requests then get UNAVAILABLE until
@@ -231,7 +210,7 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
     }
     // Before the relay: once the CRI endpoint answers, every endpoint dxshim serves is up (and
     // its address logged), so whoever waits for the CRI socket can scrape at once.
-    if (metrics) http = ServeMetrics(cfg.metrics_listen, *metrics, *snapshot, ledger);
+    if (metrics) http = ServeMetricsEndpoint(cfg.metrics_listen, *metrics, *snapshot, ledger);
     server.Start();
     pipes->Listen(server.bound_port());
   });

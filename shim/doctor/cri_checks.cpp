@@ -12,9 +12,9 @@
 #include "shim/doctor/endpoint_identity.h"
 #include "shim/gpu/ledger_feed.h"
 #include "shim/ledger/ledger.h"
-#include "shim/ledger/runtime_record_poller.h"
 #include "shim/proxy/runtime_channel.h"
 #include "shim/proxy/status_code_name.h"
+#include "shim/runtime_record/runtime_record_poller.h"
 
 namespace dxshim::doctor {
 namespace {

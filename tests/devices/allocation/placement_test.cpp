@@ -51,7 +51,7 @@ DeviceUsage Held(const std::vector<std::pair<std::string, std::uint64_t>>& pods)
   for (const auto& [pod, bytes] : pods) {
     ++u.pods;
     u.memory += bytes;
-    u.holders.push_back({pod, bytes, false});
+    u.holders.push_back({pod, bytes, false, pod, 0});
   }
   return u;
 }
@@ -113,8 +113,8 @@ TEST(Placement, EachRefusalNamesTheRequestAndThePods) {
       std::string::npos)
       << message;
   const Usage all_busy = {
-      {node.devices[0].id, {1, false, 0, 1, {{"default/a", std::nullopt, false}}}},
-      {node.devices[1].id, {1, true, 0, 0, {{"default/b", 1ull << 30, true}}}}};
+      {node.devices[0].id, {1, false, 0, 1, {{"default/a", std::nullopt, false, "a", 0}}}},
+      {node.devices[1].id, {1, true, 0, 0, {{"default/b", 1ull << 30, true, "b", 0}}}}};
   message = Refusal(node, all_busy, Request({{"dxshim.io/vendor", "nvidia"}}), policy,
                     AllocationError::Kind::kExhausted);
   EXPECT_EQ(message,

@@ -19,7 +19,7 @@
 #include <thread>
 
 #include "runtime/v1/api.grpc.pb.h"
-#include "shim/ledger/runtime_record.h"
+#include "shim/runtime_record/runtime_record.h"
 #include "shim/proxy/endpoint.h"
 
 namespace dxshim {

@@ -1,4 +1,4 @@
-#include "shim/metrics/node_collector.h"
+#include "shim/ledger/node_collector.h"
 
 #include <algorithm>
 #include <set>
@@ -7,7 +7,10 @@
 #include "devices/allocation/gpu_memory.h"
 #include "shim/metrics/metric_family.h"
 
-namespace dxshim::metrics {
+namespace dxshim {
+
+using metrics::AddSample;
+using metrics::Family;
 
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
@@ -111,4 +114,4 @@ std::vector<std::string> NotReady(bool runtime_connected, const devices::DeviceS
   return missing;
 }
 
-}  // namespace dxshim::metrics
+}  // namespace dxshim

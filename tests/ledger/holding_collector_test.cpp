@@ -1,10 +1,9 @@
-// Which pod is on which GPU, as metrics (shim/metrics/holding_collector.h), from a real ledger over
+// Which pod is on which GPU, as metrics (shim/ledger/holding_collector.h), from a real ledger over
 // the example inventory of a node with three GPUs (a real file; no GPU exists here): one info
 // series per (container, GPU) with windows_exporter's LUID form, each pod's reservation, nothing
 // for a reservation in flight, the series gone with the pod's hold, and the same series after a
-// restart rebuilds the ledger from the runtime's record. And docs/metrics.md's metric table is
-// exactly the families a scrape of serve's metrics carries (the registry and both collectors).
-#include "shim/metrics/holding_collector.h"
+// restart rebuilds the ledger from the runtime's record.
+#include "shim/ledger/holding_collector.h"
 
 #include <gtest/gtest.h>
 
@@ -16,11 +15,11 @@
 
 #include "devices/allocation/device_request.h"
 #include "devices/make_device_source.h"
+#include "tests/support/ledger_reserve.h"
 #include "shim/metrics/metrics.h"
-#include "shim/metrics/node_collector.h"
 #include "tests/support/http_get.h"
 
-namespace dxshim::metrics {
+namespace dxshim {
 namespace {
 
 using test::Sample;
@@ -51,7 +50,7 @@ class Holdings : public ::testing::Test {
   }
 
   std::string Scrape(const Ledger& ledger) {
-    Metrics m;
+    metrics::Metrics m;
     m.AddCollector([&] { return CollectHoldings(snapshot_, ledger); });
     return m.Render();
   }
@@ -61,7 +60,7 @@ class Holdings : public ::testing::Test {
   void Create(const std::string& sandbox, const std::string& pod, const std::string& container,
               const std::map<std::string, std::string>& annotations) {
     const auto inventory = snapshot_.Current();
-    ledger_.Commit(ledger_.Reserve(*inventory, Request(annotations), sandbox, pod, container).id);
+    ledger_.Commit(test::Reserve(ledger_, *inventory, Request(annotations), sandbox, pod, container).id);
   }
 
   devices::DeviceSnapshot snapshot_;
@@ -130,7 +129,7 @@ TEST_F(Holdings, AnExclusivePodOnTwoGpusReservesAllOfEach) {
 TEST_F(Holdings, OnlyCommittedHoldsShowAndTheyGoWithTheSandbox) {
   const auto inventory = snapshot_.Current();
   const auto pending =
-      ledger_.Reserve(*inventory, Request({{"dxshim.io/vendor", "amd"}}), "sb-a", "ns/a", "c");
+      test::Reserve(ledger_, *inventory, Request({{"dxshim.io/vendor", "amd"}}), "sb-a", "ns/a", "c");
   EXPECT_EQ(Series(Scrape(), "dxshim_container_gpu_info"), 0) << "in flight: not yet held";
   ledger_.Release(pending.id);
   EXPECT_EQ(Series(Scrape(), "dxshim_container_gpu_info"), 0) << "refused by the runtime";
@@ -170,43 +169,5 @@ TEST_F(Holdings, ARestartedDxshimNamesTheSameHolders) {
   EXPECT_EQ(Sample(text, "dxshim_pod_gpu_memory_reserved_bytes", {"pod=\"encoder\""}), 2.0 * kGi);
 }
 
-// The metric names in the first column of docs/metrics.md's table ("| metric | type | ...").
-std::set<std::string> DocumentedMetrics() {
-  std::ifstream in(DXSHIM_SOURCE_DIR "/docs/metrics.md");
-  std::set<std::string> names;
-  bool in_table = false;
-  const std::regex name("`(dxshim_[a-z0-9_]+)`");
-  for (std::string line; std::getline(in, line);) {
-    if (line.starts_with("| metric | type |")) in_table = true;
-    if (!in_table) continue;
-    if (!line.starts_with("|")) break;
-    const auto first = line.substr(1, line.find('|', 1) - 1);
-    for (std::sregex_iterator m(first.begin(), first.end(), name), end; m != end; ++m) {
-      names.insert((*m)[1].str());
-    }
-  }
-  return names;
-}
-
-TEST_F(Holdings, TheMetricsReferenceIsWhatAScrapeCarries) {
-  Create("sb-1", "ns/a", "c", {{"dxshim.io/vendor", "amd"}});
-  Metrics m;  // as serve wires it (shim/cli/serve_command.cpp)
-  m.AddCollector([&] { return CollectNode(snapshot_, ledger_); });
-  m.AddCollector([&] { return CollectHoldings(snapshot_, ledger_); });
-  // One event of each kind, so that every family has a sample.
-  m.CallAnswered("/runtime.v1.RuntimeService/Version", grpc::StatusCode::OK,
-                 std::chrono::microseconds(70));
-  m.PipeClient("kubelet.exe");
-  m.Resync(true, std::chrono::milliseconds(3));
-  std::set<std::string> scraped;
-  std::istringstream lines(m.Render());
-  for (std::string line; std::getline(lines, line);) {
-    if (line.starts_with("# TYPE ")) scraped.insert(line.substr(7, line.find(' ', 7) - 7));
-  }
-  ASSERT_GT(scraped.size(), 20u);
-  EXPECT_EQ(DocumentedMetrics(), scraped)
-      << "docs/metrics.md's table must list exactly the metrics dxshim serves";
-}
-
 }  // namespace
-}  // namespace dxshim::metrics
+}  // namespace dxshim

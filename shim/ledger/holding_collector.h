@@ -10,7 +10,7 @@
 #include "devices/device_source.h"
 #include "shim/ledger/ledger.h"
 
-namespace dxshim::metrics {
+namespace dxshim {
 
 //   dxshim_container_gpu_info{namespace, pod, container, gpu, luid, location_path, vendor} 1
 //     one per (container given GPUs, GPU), from the CRI request's sandbox and container metadata,
@@ -24,4 +24,4 @@ namespace dxshim::metrics {
 std::vector<prometheus::MetricFamily> CollectHoldings(const devices::DeviceSnapshot& snapshot,
                                                       const Ledger& ledger);
 
-}  // namespace dxshim::metrics
+}  // namespace dxshim

@@ -1,4 +1,4 @@
-#include "shim/ledger/runtime_record.h"
+#include "shim/runtime_record/runtime_record.h"
 
 #include <charconv>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "shim/ledger/runtime_record_poller.h"
+#include "shim/runtime_record/runtime_record_poller.h"
 
 #include <grpcpp/client_context.h>
 #include <spdlog/spdlog.h>

@@ -10,7 +10,7 @@
 #include "devices/device_source.h"
 #include "shim/ledger/ledger.h"
 
-namespace dxshim::metrics {
+namespace dxshim {
 
 // Per GPU, labelled gpu (its id), vendor, model (its description) and luid (as windows_exporter
 // writes it, devices::CounterLuid; empty for a GPU no longer in the snapshot):
@@ -31,4 +31,4 @@ std::vector<prometheus::MetricFamily> CollectNode(const devices::DeviceSnapshot&
 std::vector<std::string> NotReady(bool runtime_connected, const devices::DeviceSnapshot& snapshot,
                                   const Ledger& ledger);
 
-}  // namespace dxshim::metrics
+}  // namespace dxshim

@@ -1,4 +1,4 @@
-#include "shim/metrics/holding_collector.h"
+#include "shim/ledger/holding_collector.h"
 
 #include <algorithm>
 #include <string>
@@ -6,7 +6,10 @@
 #include "devices/allocation/gpu_memory.h"
 #include "shim/metrics/metric_family.h"
 
-namespace dxshim::metrics {
+namespace dxshim {
+
+using metrics::AddSample;
+using metrics::Family;
 
 using prometheus::MetricFamily;
 using prometheus::MetricType;
@@ -59,4 +62,4 @@ std::vector<MetricFamily> CollectHoldings(const devices::DeviceSnapshot& snapsho
   return out;
 }
 
-}  // namespace dxshim::metrics
+}  // namespace dxshim
