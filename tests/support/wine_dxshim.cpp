@@ -47,9 +47,9 @@ WineDxshim::WineDxshim(const std::string& exe, const std::string& relay_exe,
       exe,         "serve", "--listen",   "npipe://./pipe/" + pipe_,
       "--runtime", runtime, "--log-file", WindowsPath(dir_ / "dxshim.log")};
   args.insert(args.end(), flags.begin(), flags.end());
-  // The private prefix made ready first (tests/windows/wine_prefix.sh), then dxshim.exe, then the
+  // The private prefix made ready first (tests/support/wine_prefix.sh), then dxshim.exe, then the
   // relay.
-  Process prefix(InPrefix(DXSHIM_SOURCE_DIR "/tests/windows/wine_prefix.sh", {dir_ / "prefix"}),
+  Process prefix(InPrefix(DXSHIM_SOURCE_DIR "/tests/support/wine_prefix.sh", {dir_ / "prefix"}),
                  dir_ / "prefix.log");
   if (prefix.Wait(std::chrono::seconds(600)) != 0) {
     throw std::runtime_error("no Wine prefix for dxshim.exe:\n" + prefix.Log());

@@ -1,5 +1,5 @@
 // The kubelet-arg items of an rke2 config.yaml, read by a small line reader (not a YAML parser).
-#include "tests/windows/node_standin/rke2_config.h"
+#include "tests/support/node_standin/rke2_config.h"
 
 #include <cstddef>
 #include <string_view>

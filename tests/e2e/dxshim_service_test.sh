@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real dxshim.exe as a Windows service under wine's service control manager, on the Windows
 # example configuration (deploy/examples/dxshim-windows.yaml) with its own pipe name and log path:
-# dxshim-service-driver.exe (tests/windows/dxshim_service_driver.cpp) checks RUNNING only once the
+# dxshim-service-driver.exe (tests/support/dxshim_service_driver.cpp) checks RUNNING only once the
 # pipe is served and STOP -> STOPPED with exit code 0; this script checks the log it wrote and
 # that it was rotated under the configured path (the log file is filled to its size limit
 # beforehand, as a long-running node's would be). A broken configuration must reach the service
@@ -12,7 +12,7 @@ source_dir=${1:?usage: dxshim_service_test.sh SOURCE_DIR dxshim.exe driver.exe f
 exe=${2:?}
 driver=${3:?}
 fake_dxcore=${4:?}
-source "$(dirname "$0")/wine_test_env.sh"
+source "$(dirname "$0")/../support/wine_test_env.sh"
 need_exe "$exe"
 winpath() { printf 'Z:%s' "${1//\//\\}"; }
 

@@ -6,11 +6,11 @@
 #include <string>
 
 #include "devices/windows/wide_text.h"
-#include "tests/windows/node_standin/child_process.h"
-#include "tests/windows/node_standin/files.h"
-#include "tests/windows/node_standin/powershell_emulation.h"
-#include "tests/windows/node_standin/roles.h"
-#include "tests/windows/node_standin/text.h"
+#include "tests/support/node_standin/child_process.h"
+#include "tests/support/node_standin/files.h"
+#include "tests/support/node_standin/powershell_emulation.h"
+#include "tests/support/node_standin/roles.h"
+#include "tests/support/node_standin/text.h"
 
 namespace dxshim::test::node_standin {
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The node stand-ins (tests/windows/node_standin/: kubelet.exe, nssm.exe, containerd.exe,
+# The node stand-ins (tests/support/node_standin/: kubelet.exe, nssm.exe, containerd.exe,
 # rke2.exe and EKS-WindowsServiceHost.exe, one program copied under each name) behave as the tests
 # of `dxshim.exe install` need them to, as services of wine's service control manager: a
 # containerd service serves its configured pipe; a native kubelet service logs its command line,

@@ -1,4 +1,4 @@
-// A stand-in nvml.dll for the wine test of dxshim-devices.exe (tests/windows/devices_exe_test.sh).
+// A stand-in nvml.dll for the wine test of dxshim-devices.exe (tests/devices/windows/devices_exe_test.sh).
 // Wine has no NVIDIA driver and this machine no GPU, so the test installs this DLL into the Wine
 // prefix's System32 and dxshim-devices.exe loads it the way it loads the real NVML. It knows
 // four GPUs by PCI address, two of them on segments 1 and 2 at 0:0.0 as on a cloud VM, and parses

@@ -1,5 +1,5 @@
 // A stand-in cfgmgr32.dll for the wine test of dxshim-devices.exe
-// (tests/windows/devices_exe_test.sh). Wine's CfgMgr32 has no GPU device nodes and this machine no
+// (tests/devices/windows/devices_exe_test.sh). Wine's CfgMgr32 has no GPU device nodes and this machine no
 // GPU, so the test puts this DLL beside dxshim-devices.exe and tells wine to prefer it for that
 // program alone; discovery then reads device nodes for the two NVIDIA adapters of the stand-in
 // dxcore.dll (fake_dxcore.cpp) through the same four calls it makes on Windows. The nodes are

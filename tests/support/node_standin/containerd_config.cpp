@@ -1,5 +1,5 @@
 // The address of the top-level [grpc] table of a containerd config.toml, read line by line.
-#include "tests/windows/node_standin/containerd_config.h"
+#include "tests/support/node_standin/containerd_config.h"
 
 #include <cstddef>
 

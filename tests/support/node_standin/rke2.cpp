@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "devices/windows/wide_text.h"
-#include "tests/windows/node_standin/child_process.h"
-#include "tests/windows/node_standin/command_line.h"
-#include "tests/windows/node_standin/files.h"
-#include "tests/windows/node_standin/rke2_config.h"
-#include "tests/windows/node_standin/roles.h"
-#include "tests/windows/node_standin/text.h"
+#include "tests/support/node_standin/child_process.h"
+#include "tests/support/node_standin/command_line.h"
+#include "tests/support/node_standin/files.h"
+#include "tests/support/node_standin/rke2_config.h"
+#include "tests/support/node_standin/roles.h"
+#include "tests/support/node_standin/text.h"
 
 namespace dxshim::test::node_standin {
 

@@ -73,11 +73,11 @@
 #include <cstdio>
 #include <string>
 
-#include "tests/windows/node_standin/command_line.h"
-#include "tests/windows/node_standin/files.h"
-#include "tests/windows/node_standin/roles.h"
-#include "tests/windows/node_standin/service_runner.h"
-#include "tests/windows/node_standin/text.h"
+#include "tests/support/node_standin/command_line.h"
+#include "tests/support/node_standin/files.h"
+#include "tests/support/node_standin/roles.h"
+#include "tests/support/node_standin/service_runner.h"
+#include "tests/support/node_standin/text.h"
 
 using dxshim::test::node_standin::Containerd;
 using dxshim::test::node_standin::EndsWithNoCase;
@@ -114,6 +114,6 @@ int main() {
   std::fprintf(stderr,
                "node-standin.exe: a test stand-in; copy it as kubelet.exe, nssm.exe, "
                "containerd.exe, rke2.exe or EKS-WindowsServiceHost.exe (see "
-               "tests/windows/node_standin/main.cpp), or run it with --probe-pipe NAME\n");
+               "tests/support/node_standin/main.cpp), or run it with --probe-pipe NAME\n");
   return 2;
 }

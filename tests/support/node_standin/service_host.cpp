@@ -6,10 +6,10 @@
 #include <string>
 
 #include "devices/windows/wide_text.h"
-#include "tests/windows/node_standin/child_process.h"
-#include "tests/windows/node_standin/command_line.h"
-#include "tests/windows/node_standin/files.h"
-#include "tests/windows/node_standin/roles.h"
+#include "tests/support/node_standin/child_process.h"
+#include "tests/support/node_standin/command_line.h"
+#include "tests/support/node_standin/files.h"
+#include "tests/support/node_standin/roles.h"
 
 namespace dxshim::test::node_standin {
 

@@ -1,7 +1,7 @@
 // Starting, ending and supervising the children of nssm.exe, rke2.exe and the EKS service host.
-#include "tests/windows/node_standin/child_process.h"
+#include "tests/support/node_standin/child_process.h"
 
-#include "tests/windows/node_standin/service_runner.h"
+#include "tests/support/node_standin/service_runner.h"
 
 namespace dxshim::test::node_standin {
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "devices/windows/wide_text.h"
-#include "tests/windows/node_standin/pipe_endpoint.h"
-#include "tests/windows/node_standin/roles.h"
+#include "tests/support/node_standin/pipe_endpoint.h"
+#include "tests/support/node_standin/roles.h"
 
 namespace dxshim::test::node_standin {
 

@@ -1,7 +1,7 @@
 // The named pipe of an npipe:// endpoint, as kubelet's parseEndpoint reads one.
-#include "tests/windows/node_standin/pipe_endpoint.h"
+#include "tests/support/node_standin/pipe_endpoint.h"
 
-#include "tests/windows/node_standin/text.h"
+#include "tests/support/node_standin/text.h"
 
 namespace dxshim::test::node_standin {
 

@@ -1,5 +1,5 @@
 // A stand-in as a service (START_PENDING, RUNNING, STOP_PENDING, STOPPED) or in the foreground.
-#include "tests/windows/node_standin/service_runner.h"
+#include "tests/support/node_standin/service_runner.h"
 
 // clang-format off
 #include <windows.h>
@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "tests/windows/node_standin/files.h"
-#include "tests/windows/node_standin/text.h"
+#include "tests/support/node_standin/files.h"
+#include "tests/support/node_standin/text.h"
 
 namespace dxshim::test::node_standin {
 

@@ -8,13 +8,13 @@
 #include <thread>
 
 #include "devices/windows/wide_text.h"
-#include "tests/windows/node_standin/command_line.h"
-#include "tests/windows/node_standin/containerd_config.h"
-#include "tests/windows/node_standin/files.h"
-#include "tests/windows/node_standin/pipe_endpoint.h"
-#include "tests/windows/node_standin/roles.h"
-#include "tests/windows/node_standin/service_runner.h"
-#include "tests/windows/node_standin/text.h"
+#include "tests/support/node_standin/command_line.h"
+#include "tests/support/node_standin/containerd_config.h"
+#include "tests/support/node_standin/files.h"
+#include "tests/support/node_standin/pipe_endpoint.h"
+#include "tests/support/node_standin/roles.h"
+#include "tests/support/node_standin/service_runner.h"
+#include "tests/support/node_standin/text.h"
 
 namespace dxshim::test::node_standin {
 

@@ -4,7 +4,7 @@
 # refusal naming the device source; with the stand-in dxcore.dll: accepted), a broken
 # configuration refused with file, line and key, and `devices --source windows` listing what
 # dxshim-devices.exe lists. Wine has no GPU, no DXCore and no GPU device nodes: the stand-in
-# dxcore.dll (tests/windows/fake_dxcore.cpp) reports canned adapters, none of which has a PnP
+# dxcore.dll (tests/devices/windows/fake_dxcore.cpp) reports canned adapters, none of which has a PnP
 # device, so both programs list no GPU and report the same skipped adapters.
 # usage: dxshim_exe_test.sh SOURCE_DIR dxshim.exe dxshim-devices.exe fake-dxcore.dll VERSION
 #        LINUX_DXSHIM
@@ -15,7 +15,7 @@ devices_exe=${3:?}
 fake_dxcore=${4:?}
 version=${5:?}
 linux_dxshim=${6:?}
-source "$(dirname "$0")/wine_test_env.sh"
+source "$(dirname "$0")/../support/wine_test_env.sh"
 need_exe "$exe"
 run() {  # run ARGS...: dxshim.exe's stdout in $work/out, stderr in $work/err, exit code in $code
   timeout 120 "$wine" "$exe" "$@" >"$work/out" 2>"$work/err"

@@ -1,5 +1,5 @@
 // A stand-in nvcuda.dll (the CUDA driver API) for the wine test of dxshim-devices.exe
-// (tests/windows/devices_exe_test.sh). Wine has no NVIDIA driver and this machine no GPU, so the
+// (tests/devices/windows/devices_exe_test.sh). Wine has no NVIDIA driver and this machine no GPU, so the
 // test installs this DLL into the Wine prefix's System32 and dxshim-devices.exe loads it the way
 // it loads the real one. It knows two GPUs whose LUIDs are the stand-in dxcore.dll's two NVIDIA
 // adapters, listed in the reverse of DXCore's order, with the UUIDs the stand-in nvml.dll gives

@@ -5,13 +5,13 @@
 #    test fills with CopyToVm* values shaped like a real NVIDIA Tesla T4 driver's, plus values a
 #    hostile or broken driver package could carry.
 # 2. `list`: without DXCore (wine has none) it must fail cleanly; with a stand-in dxcore.dll
-#    (tests/windows/fake_dxcore.cpp, three canned adapters: this machine has no GPU) the DXCore
+#    (tests/devices/windows/fake_dxcore.cpp, three canned adapters: this machine has no GPU) the DXCore
 #    enumeration, merging and skipping run for real. Wine's CfgMgr32 has no GPU device nodes and
 #    its D3DKMT no adapters, so the PnP and DriverStore steps can only be compiled here; how their
 #    facts become a Device is unit-tested on Linux (WindowsAdapter tests in unit_tests).
 # 3. NVIDIA UUIDs (`uuids`, what `list` puts in each NVIDIA GPU's uuid), with the stand-in
 #    dxcore.dll's two NVIDIA adapters given device nodes by a stand-in cfgmgr32.dll
-#    (tests/windows/fake_cfgmgr32.cpp, shaped like a cloud VM's: each GPU alone on a PCI segment
+#    (tests/devices/windows/fake_cfgmgr32.cpp, shaped like a cloud VM's: each GPU alone on a PCI segment
 #    at 0:0.0) and stand-ins for the driver's nvcuda.dll and nvml.dll (fake_nvcuda.cpp,
 #    fake_nvml.cpp: no NVIDIA driver here):
 #    - CUDA lists the two GPUs in the reverse of DXCore's order: each adapter gets its own UUID
@@ -45,7 +45,7 @@ work=$(mktemp -d /tmp/dxshim-wine-XXXXXX)
 trap 'wineserver_kill; rm -rf "$work"' EXIT
 export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 wineserver_kill() { WINEPREFIX=$WINEPREFIX "$(dirname "$wine")/wineserver" -k 2>/dev/null || true; }
-"$(dirname "$0")/wine_prefix.sh" "$WINEPREFIX" || exit 1
+"$(dirname "$0")/../../support/wine_prefix.sh" "$WINEPREFIX" || exit 1
 
 key='HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e968-e325-11ce-bfc1-08002be10318}\0001'
 failures=0

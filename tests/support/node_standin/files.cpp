@@ -1,5 +1,5 @@
 // The node stand-in's own path, parts of paths, and reading and appending to text files.
-#include "tests/windows/node_standin/files.h"
+#include "tests/support/node_standin/files.h"
 
 #include <windows.h>
 

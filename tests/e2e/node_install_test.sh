@@ -2,7 +2,7 @@
 # `dxshim.exe install` / `uninstall` under wine, whose registry and service manager are real, on
 # one node fixture per launcher (shaped from the distributions' public scripts, cited in
 # deploy/windows/DISTRIBUTIONS.md). kubelet, NSSM, containerd, rke2 and EKS's service host are
-# stand-ins (tests/windows/node_standin/: none of them, nor PowerShell, is here): they run as
+# stand-ins (tests/support/node_standin/: none of them, nor PowerShell, is here): they run as
 # services, log each start, and the kubelet one serves /healthz and opens its runtime pipe every
 # second as kubelet's gRPC client would. dxshim.exe runs for real as the dxshim service.
 # For each fixture: install makes exactly the expected change and proves it on the live
@@ -19,7 +19,7 @@ source_dir=${1:?usage: node_install_test.sh SOURCE_DIR dxshim.exe node-standin.e
 exe=${2:?}
 standin=${3:?}
 fake_dxcore=${4:?}
-source "$(dirname "$0")/wine_test_env.sh"
+source "$(dirname "$0")/../support/wine_test_env.sh"
 need_exe "$exe"
 need_exe "$standin"
 wineserver="$(dirname "$wine")/wineserver"

@@ -1,5 +1,5 @@
 // Case-insensitive comparison and environment expansion of the node stand-ins' wide text.
-#include "tests/windows/node_standin/text.h"
+#include "tests/support/node_standin/text.h"
 
 #include <windows.h>
 

@@ -1,13 +1,13 @@
 // The kubelet.exe command line a PowerShell kubelet script gives: kubeadm's flags, literal flags.
-#include "tests/windows/node_standin/powershell_emulation.h"
+#include "tests/support/node_standin/powershell_emulation.h"
 
 #include <cstddef>
 #include <vector>
 
 #include "devices/windows/wide_text.h"
-#include "tests/windows/node_standin/command_line.h"
-#include "tests/windows/node_standin/files.h"
-#include "tests/windows/node_standin/text.h"
+#include "tests/support/node_standin/command_line.h"
+#include "tests/support/node_standin/files.h"
+#include "tests/support/node_standin/text.h"
 
 namespace dxshim::test::node_standin {
 

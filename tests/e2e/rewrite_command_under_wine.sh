@@ -6,7 +6,7 @@
 set -uo pipefail
 test_binary=${1:?usage: rewrite_command_under_wine.sh rewrite_command_test dxshim.exe}
 exe=${2:?usage: rewrite_command_under_wine.sh rewrite_command_test dxshim.exe}
-source "$(dirname "$0")/wine_test_env.sh"
+source "$(dirname "$0")/../support/wine_test_env.sh"
 need_exe "$exe"
 "$wine" wineboot --init >/dev/null 2>&1
 export DXSHIM_COMMAND="'$wine' '$exe'"

@@ -1,5 +1,5 @@
 // Splitting and reading the node stand-in's command lines, quoting arguments, finding words.
-#include "tests/windows/node_standin/command_line.h"
+#include "tests/support/node_standin/command_line.h"
 
 // clang-format off
 #include <windows.h>
