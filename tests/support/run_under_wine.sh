@@ -10,7 +10,9 @@ if [ ! -x "$wine" ]; then
   exit 1
 fi
 work=$(mktemp -d /tmp/dxshim-wine-XXXXXX)
-export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# TMPDIR in the work folder: wine makes its server folder (wine-XXXXXX) there, removed with it.
+export WINEPREFIX=$work/prefix TMPDIR=$work/tmp WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+mkdir -p "$TMPDIR"
 trap '"$(dirname "$wine")/wineserver" -k 2>/dev/null; rm -rf "$work"' EXIT
 "$(dirname "$0")/wine_prefix.sh" "$WINEPREFIX" || exit 1
 timeout 240 "$wine" "$exe" "$@" | sed -u 's/\r$//'  # unbuffered: a test may read the log live

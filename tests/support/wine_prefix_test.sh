@@ -6,7 +6,9 @@ set -uo pipefail
 here=$(dirname "$0")
 real=$(command -v wine64 || echo /usr/lib/wine/wine64)
 work=$(mktemp -d /tmp/dxshim-wine-prefix-test-XXXXXX)
-export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# TMPDIR in the work folder: wine makes its server folder (wine-XXXXXX) there, removed with it.
+export TMPDIR=$work/tmp WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+mkdir -p "$TMPDIR"
 trap 'WINEPREFIX=$work/prefix "$(dirname "$real")/wineserver" -k 2>/dev/null; rm -rf "$work"' EXIT
 mkdir -p "$work/bin"
 ln -s "$(dirname "$real")/wineserver" "$work/bin/wineserver"

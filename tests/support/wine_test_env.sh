@@ -11,7 +11,9 @@ need_exe() {
 }
 wine=$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)
 work=$(mktemp -d /tmp/dxshim-wine-XXXXXX)
-export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# TMPDIR in the work folder: wine makes its server folder (wine-XXXXXX) there, removed with it.
+export WINEPREFIX=$work/prefix TMPDIR=$work/tmp WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+mkdir -p "$TMPDIR"
 trap '"$(dirname "$wine")/wineserver" -k 2>/dev/null; rm -rf "$work"' EXIT
 "$(dirname "${BASH_SOURCE[0]}")/wine_prefix.sh" "$WINEPREFIX" || exit 1
 passes=0

@@ -43,7 +43,9 @@ if [ ! -f "$exe" ]; then
 fi
 work=$(mktemp -d /tmp/dxshim-wine-XXXXXX)
 trap 'wineserver_kill; rm -rf "$work"' EXIT
-export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# TMPDIR in the work folder: wine makes its server folder (wine-XXXXXX) there, removed with it.
+export WINEPREFIX=$work/prefix TMPDIR=$work/tmp WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+mkdir -p "$TMPDIR"
 wineserver_kill() { WINEPREFIX=$WINEPREFIX "$(dirname "$wine")/wineserver" -k 2>/dev/null || true; }
 "$(dirname "$0")/../../support/wine_prefix.sh" "$WINEPREFIX" || exit 1
 
