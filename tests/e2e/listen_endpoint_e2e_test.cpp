@@ -1,6 +1,4 @@
 // The listening endpoint as an operator meets it: socket hygiene, configuration, bad input, exit.
-#include "shim/proxy/unix_socket.h"
-
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -13,6 +11,7 @@
 #include <fstream>
 #include <regex>
 
+#include "shim/proxy/unix_socket.h"
 #include "tests/support/cri_client.h"
 #include "tests/support/dxshim_process.h"
 #include "tests/support/fake_runtime.h"

@@ -8,6 +8,8 @@
 //                              that a console's Ctrl-C and a Request() end StopRequest::Wait
 //   service-test.exe           (as started by the SCM) the service: records its states in
 //                              state.txt next to the executable
+#include "shim/windows/service.h"
+
 #include <windows.h>
 
 #include <cstdio>
@@ -18,7 +20,6 @@
 #include <thread>
 
 #include "shim/cli/stop_request.h"
-#include "shim/windows/service.h"
 
 namespace {
 

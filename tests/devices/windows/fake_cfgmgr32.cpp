@@ -1,11 +1,11 @@
 // A stand-in cfgmgr32.dll for the wine test of dxshim-devices.exe
-// (tests/devices/windows/devices_exe_test.sh). Wine's CfgMgr32 has no GPU device nodes and this machine no
-// GPU, so the test puts this DLL beside dxshim-devices.exe and tells wine to prefer it for that
-// program alone; discovery then reads device nodes for the two NVIDIA adapters of the stand-in
-// dxcore.dll (fake_dxcore.cpp) through the same four calls it makes on Windows. The nodes are
-// shaped like a cloud VM's: each GPU alone on a PCI segment of its own at bus 0, device 0, function
-// 0. With DXSHIM_FAKE_CFGMGR32=no-segment their LocationInfo is what Hyper-V's virtual PCI bus
-// writes
+// (tests/devices/windows/devices_exe_test.sh). Wine's CfgMgr32 has no GPU device nodes and this
+// machine no GPU, so the test puts this DLL beside dxshim-devices.exe and tells wine to prefer it
+// for that program alone; discovery then reads device nodes for the two NVIDIA adapters of the
+// stand-in dxcore.dll (fake_dxcore.cpp) through the same four calls it makes on Windows. The nodes
+// are shaped like a cloud VM's: each GPU alone on a PCI segment of its own at bus 0, device 0,
+// function 0. With DXSHIM_FAKE_CFGMGR32=no-segment their LocationInfo is what Hyper-V's virtual PCI
+// bus writes
 // ("Virtual PCI Bus Slot N Serial N"), which names no segment. It proves discovery's PnP step
 // and the UUID matching run on these facts; it cannot prove the real CfgMgr32 (only a Windows
 // node can).

@@ -1,7 +1,7 @@
 // A stand-in nvcuda.dll (the CUDA driver API) for the wine test of dxshim-devices.exe
-// (tests/devices/windows/devices_exe_test.sh). Wine has no NVIDIA driver and this machine no GPU, so the
-// test installs this DLL into the Wine prefix's System32 and dxshim-devices.exe loads it the way
-// it loads the real one. It knows two GPUs whose LUIDs are the stand-in dxcore.dll's two NVIDIA
+// (tests/devices/windows/devices_exe_test.sh). Wine has no NVIDIA driver and this machine no GPU,
+// so the test installs this DLL into the Wine prefix's System32 and dxshim-devices.exe loads it the
+// way it loads the real one. It knows two GPUs whose LUIDs are the stand-in dxcore.dll's two NVIDIA
 // adapters, listed in the reverse of DXCore's order, with the UUIDs the stand-in nvml.dll gives
 // the same GPUs. Written from the CUDA driver API as cuda.h declares it: CUresult an int
 // (CUDA_SUCCESS 0, CUDA_ERROR_INVALID_VALUE 1, CUDA_ERROR_NOT_INITIALIZED 3,

@@ -1,10 +1,10 @@
-// A stand-in nvml.dll for the wine test of dxshim-devices.exe (tests/devices/windows/devices_exe_test.sh).
-// Wine has no NVIDIA driver and this machine no GPU, so the test installs this DLL into the Wine
-// prefix's System32 and dxshim-devices.exe loads it the way it loads the real NVML. It knows
-// four GPUs by PCI address, two of them on segments 1 and 2 at 0:0.0 as on a cloud VM, and parses
-// the address as NVML documents it (hex "bus:device.function", segment 0, or
-// "domain:bus:device.function"). With DXSHIM_FAKE_NVML=init-fails, nvmlInit_v2 fails as
-// NVML does without a loaded driver (NVML_ERROR_DRIVER_NOT_LOADED). It proves the loading,
+// A stand-in nvml.dll for the wine test of dxshim-devices.exe
+// (tests/devices/windows/devices_exe_test.sh). Wine has no NVIDIA driver and this machine no GPU,
+// so the test installs this DLL into the Wine prefix's System32 and dxshim-devices.exe loads it the
+// way it loads the real NVML. It knows four GPUs by PCI address, two of them on segments 1 and 2 at
+// 0:0.0 as on a cloud VM, and parses the address as NVML documents it (hex "bus:device.function",
+// segment 0, or "domain:bus:device.function"). With DXSHIM_FAKE_NVML=init-fails, nvmlInit_v2 fails
+// as NVML does without a loaded driver (NVML_ERROR_DRIVER_NOT_LOADED). It proves the loading,
 // matching and error paths; it cannot prove the real nvml.dll's ABI (only a Windows node can).
 #include <windows.h>
 
