@@ -47,7 +47,7 @@ std::string Describe(const RuntimeVersion& v) {
 }
 
 std::string Why(const grpc::Status& status) {
-  return status.error_message().empty() ? std::string(StatusCodeName(status.error_code()))
+  return status.error_message().empty() ? StatusCodeName(status.error_code())
                                         : status.error_message();
 }
 

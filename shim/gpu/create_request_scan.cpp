@@ -69,7 +69,8 @@ class Reader {
   bool ok_ = true;
 };
 
-// Field numbers from cri-api runtime.v1 (see ../shared/design.md).
+// Field numbers from upstream k8s.io/cri-api pkg/apis/runtime/v1/api.proto, as
+// cri-api/runtime/v1/api.proto declares them (tests/cri-api/runtime/v1/api_test.cpp pins them).
 constexpr std::uint32_t kRequestConfig = 2;         // CreateContainerRequest.config
 constexpr std::uint32_t kRequestSandboxConfig = 3;  // CreateContainerRequest.sandbox_config
 constexpr std::uint32_t kConfigDevices = 8;         // ContainerConfig.devices

@@ -3,9 +3,6 @@
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
 #include <spdlog/spdlog.h>
-#ifndef _WIN32
-#include <sys/stat.h>
-#endif
 
 #include <algorithm>
 #include <stdexcept>
@@ -26,11 +23,7 @@ void ProxyServer::Start() {
   shared_.observer = options_.observer;
 
   const bool unix_socket = options_.listen.kind == Endpoint::Kind::kUnix;
-#ifdef _WIN32
-  if (unix_socket) throw std::runtime_error("unix sockets are not served on Windows");
-#else
-  if (unix_socket) PrepareUnixSocketPath(options_.listen.address);
-#endif
+  PrepareListen();
 
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(-1);
@@ -40,15 +33,7 @@ void ProxyServer::Start() {
   shared_.cq = cq_.get();
   builder.AddListeningPort(options_.listen.GrpcTarget(), grpc::InsecureServerCredentials(),
                            unix_socket ? nullptr : &bound_port_);
-#ifdef _WIN32
-  server_ = builder.BuildAndStart();
-#else
-  // The socket must never be reachable with looser permissions than configured, not even between
-  // bind() and chmod(): create it under a restrictive umask.
-  const mode_t previous_umask = unix_socket ? ::umask(0177) : 0;
-  server_ = builder.BuildAndStart();
-  if (unix_socket) ::umask(previous_umask);
-#endif
+  server_ = BuildAndStart(builder);
   if (!server_) {
     cq_->Shutdown();  // a queue must be shut down and drained before it is destroyed
     void* tag = nullptr;
@@ -63,12 +48,7 @@ void ProxyServer::Start() {
     bool ok = false;
     while (cq->Next(&tag, &ok)) static_cast<CallTag*>(tag)->Complete(ok);
   });
-#ifndef _WIN32
-  if (unix_socket) {
-    socket_file_ = std::make_unique<UnixSocketFile>(options_.listen.address,
-                                                    static_cast<mode_t>(options_.socket_mode));
-  }
-#endif
+  OwnSocketFile();
   connectivity_log_ = std::make_unique<ConnectivityLog>(channel_, options_.runtime.ToString(),
                                                         cq_.get(), options_.observer);
   if (unix_socket) {
@@ -99,9 +79,7 @@ void ProxyServer::Shutdown() {
   }
   cq_->Shutdown();
   cq_thread_.join();
-#ifndef _WIN32
   socket_file_.reset();
-#endif
   spdlog::info("stopped");
 }
 

@@ -315,19 +315,6 @@ TEST(ServeConfig, PipeAndLogFileKeys) {
   EXPECT_NE(msg.find("from 1 to 1024"), std::string::npos) << msg;
 }
 
-TEST(ServeConfig, TheReferenceDocumentsEveryKey) {
-  // docs/configuration.md's option table is the configuration reference: every key, default and
-  // meaning.
-  std::ifstream in(DXSHIM_SOURCE_DIR "/docs/configuration.md");
-  const std::string reference((std::istreambuf_iterator<char>(in)),
-                              std::istreambuf_iterator<char>());
-  auto keys = ServeKeys();
-  keys.push_back("extra-runtime-files");
-  for (const auto& key : keys) {
-    EXPECT_NE(reference.find("| `" + key + "`"), std::string::npos) << key;
-  }
-}
-
 TEST(ServeConfig, Durations) {
   EXPECT_EQ(ParseDuration("15"), std::chrono::seconds(15));
   EXPECT_EQ(ParseDuration("15s"), std::chrono::seconds(15));
