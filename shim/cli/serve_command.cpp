@@ -10,11 +10,11 @@
 #include <thread>
 #include <vector>
 
+#include "config/device_snapshot_config.h"
 #include "config/serve_config.h"
 #include "config/serve_option_table.h"
 #include "devices/allocation/gpu_memory.h"
 #include "devices/device_source.h"
-#include "devices/make_device_source.h"
 #include "devices/node_feature_file.h"
 #include "shim/cli/logging.h"
 #include "shim/cli/platform.h"
@@ -22,6 +22,7 @@
 #include "shim/cli/serve_options.h"
 #include "shim/cli/stop_request.h"
 #include "shim/device_plugin/plugin_process.h"
+#include "shim/gpu/configured_target.h"
 #include "shim/gpu/gpu_interceptor.h"
 #include "shim/gpu/host_files.h"
 #include "shim/gpu/ledger_feed.h"
@@ -56,7 +57,7 @@ po::options_description Options() {
 int CheckServe(const config::ServeConfig& cfg, const ProxyOptions& options) {
   std::vector<devices::Device> found;
   try {
-    found = devices::MakeDeviceSource(cfg.device_source, cfg.sysfs_root)->Load();
+    found = config::DeviceSourceOf(cfg)->Load();
   } catch (const std::exception& e) {
     std::cerr << "dxshim serve: device source " << cfg.device_source << ": " << e.what() << "\n";
     return 2;
@@ -108,18 +109,6 @@ int ParseServe(int argc, char** argv, config::ServeConfig& cfg, ProxyOptions& op
     return 2;
   }
   return -1;
-}
-
-// How devices go into containers, as the configuration says; runtime files are checked against
-// `host_files`.
-TargetOptions Target(const config::ServeConfig& cfg, HostFiles& host_files) {
-  TargetOptions target;
-  target.target = cfg.target;
-  target.linux_system32_path = cfg.linux_system32_path;
-  target.linux_syswow64_path = cfg.linux_syswow64_path;
-  target.host_file = [&host_files](const std::string& path) { return host_files.Check(path); };
-  target.vm_runtime_handlers = cfg.vm_runtime_handlers;
-  return target;
 }
 
 // Runs `start`; false, logged as why dxshim cannot start, when it throws.
@@ -194,8 +183,11 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
   // the background resync succeeds) and does not delay the node's CRI endpoint.
   poller.SyncOnce(std::chrono::milliseconds(3000), /*wait_for_runtime=*/false);
   poller.Start();
-  GpuInterceptor interceptor(*snapshot, ledger, Target(cfg, host_files), &poller, &sandbox_handlers,
-                             std::move(on_decision));
+  GpuInterceptor interceptor(
+      *snapshot, ledger,
+      ConfiguredTarget(cfg,
+                       [&host_files](const std::string& path) { return host_files.Check(path); }),
+      &poller, &sandbox_handlers, std::move(on_decision));
   options.interceptor = &interceptor;
 
   // Off the relay path: kubelet's device plugin API and the node's labels.

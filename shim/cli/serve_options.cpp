@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include "config/device_snapshot_config.h"
 #include "config/serve_option_table.h"
-#include "devices/make_device_source.h"
 
 namespace dxshim {
 
@@ -49,15 +49,11 @@ bool ReadServeOptions(int argc, char** argv,
 std::unique_ptr<devices::DeviceSnapshot> OpenDeviceSnapshot(
     const config::ServeConfig& cfg,
     std::function<void(const std::vector<devices::Device>&)> loaded) {
-  devices::SnapshotOptions options;
+  auto options = config::SnapshotOptionsOf(cfg);
   options.loaded = std::move(loaded);
-  options.include_integrated = cfg.include_integrated;
-  options.include_detachable = cfg.include_detachable;
-  options.extra_runtime_files = cfg.extra_runtime_files;
-  options.refresh_interval = cfg.device_refresh;
   options.tolerate_initial_failure = true;
-  auto snapshot = std::make_unique<devices::DeviceSnapshot>(
-      devices::MakeDeviceSource(cfg.device_source, cfg.sysfs_root), options);
+  auto snapshot =
+      std::make_unique<devices::DeviceSnapshot>(config::DeviceSourceOf(cfg), std::move(options));
   snapshot->StartBackgroundRefresh();
   return snapshot;
 }

@@ -67,12 +67,6 @@ std::vector<PodHolding> Ledger::Holdings() const {
   return out;
 }
 
-std::uint64_t Ledger::Register(const std::string& sandbox_id, const std::string& container) {
-  const auto id = next_reservation_++;
-  reservations_[id] = {sandbox_id, container};
-  return id;
-}
-
 std::optional<Reservation> Ledger::Hold(const devices::Placed& placed,
                                         const std::string& sandbox_id, const std::string& pod,
                                         const std::string& container) {
@@ -112,7 +106,9 @@ std::optional<Reservation> Ledger::Hold(const devices::Placed& placed,
       break;
     }
   }
-  return Reservation{Register(sandbox_id, container), placed};
+  const auto id = next_reservation_++;
+  reservations_[id] = {sandbox_id, container};
+  return Reservation{id, placed};
 }
 
 // A pod's containers may each bring devices (kubelet assigns per container): the pod holds all.

@@ -120,7 +120,6 @@ class Ledger {
   };
 
   devices::Usage UsageLocked() const;
-  std::uint64_t Register(const std::string& sandbox_id, const std::string& container);
   // Adds `from`'s devices (and their memory) that `hold` does not have yet.
   static void Merge(HoldRecord& hold, const HoldRecord& from);
   void ApplyCommit(const std::string& sandbox, const HoldRecord& committed);

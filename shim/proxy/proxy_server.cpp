@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "shim/proxy/relay_choice.h"
+
 namespace dxshim {
 
 ProxyServer::ProxyServer(ProxyOptions options) : options_(std::move(options)) {}
@@ -21,6 +23,7 @@ void ProxyServer::Start() {
   shared_.service = &service_;
   shared_.admit_peer = options_.admit_peer;
   shared_.observer = options_.observer;
+  shared_.relay_for = RelayFor;
 
   const bool unix_socket = options_.listen.kind == Endpoint::Kind::kUnix;
   PrepareListen();
