@@ -117,7 +117,7 @@ std::optional<devices::DeviceRequest> WantedDevices(
     const auto by_annotation = sandbox.annotations().find(keys::kGpu);
     if (wanted && by_annotation != sandbox.annotations().end() && wanted->count != count) {
       throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT, DecisionOutcome::kInvalidRequest,
-                          about_container + "annotation dxshim.io/gpu asks for " +
+                          about_container + "annotation " + keys::kGpu + " asks for " +
                               std::to_string(wanted->count) + " GPU(s) but the container's " +
                               "resource limit gave it " + std::to_string(count) +
                               "; drop the annotation or make them equal");
@@ -131,7 +131,7 @@ std::optional<devices::DeviceRequest> WantedDevices(
       slots != config.annotations().end() || sandbox.annotations().count(keys::kGpu) > 0;
   ApplyMemoryUnits(request, policy, wanted, count_given, about_container);
   if (wanted && !devices::AppliesTo(*wanted, container)) {
-    why = "container " + container + " is not in dxshim.io/containers";
+    why = "container " + container + " is not in " + keys::kContainers;
     wanted.reset();
   }
   return wanted;
@@ -229,7 +229,8 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
   if (narrow && !wanted) wanted = devices::DeviceRequest{};  // one GPU for the class device
 
   if (!wanted && assigned.empty()) {
-    if (decision.why.empty()) decision.why = "no dxshim.io/ request and no known device assigned";
+    if (decision.why.empty())
+      decision.why = std::string("no ") + keys::kPrefix + " request and no known device assigned";
     return decision;
   }
   if (!ledger.synced) {
@@ -241,7 +242,7 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
   auto& placed = decision.placed;
   if (!assigned.empty()) {
     placed = devices::Assigned(assigned, policy);
-    if (wanted) placed.explanation += " (dxshim.io/ request not used)";
+    if (wanted) placed.explanation += std::string(" (") + keys::kPrefix + " request not used)";
   } else {
     CheckNamespace(policy, sandbox.metadata().namespace_(), about_pod);
     placed = ChooseOrRefuse(inventory, ledger.usage, *wanted, request.pod_sandbox_id(), policy,
