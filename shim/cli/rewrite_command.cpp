@@ -196,8 +196,11 @@ Decision DecideOnFreshNode(const runtime::v1::CreateContainerRequest& request,
   const auto& cfg = args.cfg;
   const devices::DeviceSnapshot snapshot(config::DeviceSourceOf(cfg),
                                          config::SnapshotOptionsOf(cfg));
-  LedgerView nothing_held;
-  nothing_held.synced = true;
+  const auto nothing_held = [] {
+    LedgerView view;
+    view.synced = true;
+    return view;
+  };
   return Decide(request, *snapshot.Current(), cfg.policy, nothing_held, RewriteTarget(args),
                 args.runtime_handler);
 }

@@ -8,6 +8,8 @@
 namespace dxshim {
 
 void ServeMetrics::CollectNode(const devices::DeviceSnapshot& snapshot, const Ledger& ledger) {
+  if (collecting_node_) return;
+  collecting_node_ = true;
   registry.AddCollector([&] { return dxshim::CollectNode(snapshot, ledger); });
   registry.AddCollector([&] { return CollectHoldings(snapshot, ledger); });
 }

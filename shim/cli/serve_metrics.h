@@ -17,19 +17,24 @@
 
 namespace dxshim {
 
-struct ServeMetrics {
+class ServeMetrics {
+ public:
   ServeMetrics() : relay(registry), decisions(registry), resyncs(registry) {}
   ServeMetrics(const ServeMetrics&) = delete;
   ServeMetrics& operator=(const ServeMetrics&) = delete;
 
   // Adds the node's GPUs and who holds them (shim/ledger/node_collector.h,
-  // holding_collector.h), read from `snapshot` and `ledger` at each scrape.
+  // holding_collector.h), read from `snapshot` and `ledger` at each scrape; once (a second call
+  // adds nothing).
   void CollectNode(const devices::DeviceSnapshot& snapshot, const Ledger& ledger);
 
   metrics::Metrics registry;
   metrics::RelayMetrics relay;
   DecisionMetrics decisions;
   ResyncMetrics resyncs;
+
+ private:
+  bool collecting_node_ = false;
 };
 
 // The operator's endpoint on `listen` (HOST:PORT): /metrics renders `metrics` (with the node's

@@ -185,7 +185,7 @@ std::string AboutContainer(const runtime::v1::CreateContainerRequest& request) {
 
 Decision Decide(const runtime::v1::CreateContainerRequest& request,
                 const devices::Inventory& inventory, const devices::AllocationPolicy& policy,
-                const LedgerView& ledger, const TargetOptions& target,
+                const std::function<LedgerView()>& read_ledger, const TargetOptions& target,
                 const std::optional<std::string>& runtime_handler) {
   const auto& config = request.config();
   const auto& sandbox = request.sandbox_config();
@@ -233,6 +233,7 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
       decision.why = std::string("no ") + keys::kPrefix + " request and no known device assigned";
     return decision;
   }
+  const auto ledger = read_ledger();
   if (!ledger.synced) {
     throw DecisionError(grpc::StatusCode::UNAVAILABLE, DecisionOutcome::kNotSynced,
                         about_pod +

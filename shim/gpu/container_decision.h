@@ -4,6 +4,7 @@
 
 #include <grpcpp/support/status.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -37,13 +38,14 @@ struct Decision {
 };
 
 // Reads the pod's request (annotations) and the devices kubelet already assigned, chooses from
-// what `ledger` (a Ledger::View) says is in use under `policy`, and plans the injection. It holds
-// nothing: `dxshim serve` holds a Decision that is not pass_through (Ledger::Hold), `dxshim
-// rewrite` only shows it. `runtime_handler` is the handler of the pod's sandbox ("" the
-// runtime's default), nullopt when dxshim does not know it yet. Throws DecisionError.
+// what `ledger` (Ledger::View, read only when the container asks for a GPU) says is in use under
+// `policy`, and plans the injection. It holds nothing: `dxshim serve` holds a Decision that is not
+// pass_through (Ledger::Hold), `dxshim rewrite` only shows it. `runtime_handler` is the handler of
+// the pod's sandbox ("" the runtime's default), nullopt when dxshim does not know it yet. Throws
+// DecisionError.
 Decision Decide(const runtime::v1::CreateContainerRequest& request,
                 const devices::Inventory& inventory, const devices::AllocationPolicy& policy,
-                const LedgerView& ledger, const TargetOptions& target,
+                const std::function<LedgerView()>& ledger, const TargetOptions& target,
                 const std::optional<std::string>& runtime_handler = std::string());
 
 // "namespace/name" of the pod, for messages.

@@ -72,15 +72,17 @@ Interception GpuInterceptor::RunPodSandbox(std::string_view bytes) {
 
 Decision GpuInterceptor::DecideNow(const runtime::v1::CreateContainerRequest& request,
                                    const std::optional<std::string>& handler) const {
-  return Decide(request, *snapshot_.Current(), ledger_.policy(), ledger_.View(), target_, handler);
+  return Decide(
+      request, *snapshot_.Current(), ledger_.policy(), [this] { return ledger_.View(); }, target_,
+      handler);
 }
 
 Decision GpuInterceptor::DecideOnPresentFiles(const runtime::v1::CreateContainerRequest& request,
                                               std::uint64_t& reservation) {
   const auto handler =
       handlers_ ? handlers_->Find(request.pod_sandbox_id()) : std::optional<std::string>("");
-  // Choosing reads the ledger and holds nothing; the ledger holds the choice only if no other
-  // CreateContainer took its room in between (calls run on several relay threads), else the
+  // Choosing reads the ledger and holds nothing; the ledger holds the choice only if it is still
+  // good then: a resync (the poller's thread) may have rebuilt the ledger in between, and the
   // choice is made again from the ledger as it is then.
   constexpr int kChoices = 3;
   for (int choice = 1;; ++choice) {
@@ -117,14 +119,14 @@ Decision GpuInterceptor::DecideOnPresentFiles(const runtime::v1::CreateContainer
     if (const auto held =
             ledger_.Hold(decision.placed, request.pod_sandbox_id(),
                          PodName(request.sandbox_config()), request.config().metadata().name())) {
-      reservation = held->id;
+      reservation = *held;
       return decision;
     }
     if (choice == kChoices) {
       throw DecisionError(grpc::StatusCode::UNAVAILABLE, DecisionOutcome::kExhausted,
-                          AboutContainer(request) + "other pods' CreateContainer calls took " +
-                              "the GPUs chosen for it " + std::to_string(kChoices) +
-                              " times in a row; retry shortly");
+                          AboutContainer(request) + "the GPU ledger was rebuilt from the " +
+                              "runtime while each of " + std::to_string(kChoices) +
+                              " choices for it was made; retry shortly");
     }
   }
 }

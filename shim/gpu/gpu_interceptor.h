@@ -42,8 +42,8 @@ class GpuInterceptor : public RequestInterceptor {
   Interception RunPodSandbox(std::string_view request);
   // Decide() on the current snapshot and ledger, held in the ledger (its id into `reservation`).
   // When runtime files it names have vanished, re-reads the devices once and decides again, and
-  // fails naming the files if they are still gone; when other calls took the choice's room
-  // before it was held, chooses again.
+  // fails naming the files if they are still gone; when the ledger changed before the choice was
+  // held (a resync), chooses again.
   Decision DecideOnPresentFiles(const runtime::v1::CreateContainerRequest& request,
                                 std::uint64_t& reservation);
   // Decide over the current device snapshot and ledger: it holds nothing.

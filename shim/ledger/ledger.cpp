@@ -67,11 +67,16 @@ std::vector<PodHolding> Ledger::Holdings() const {
   return out;
 }
 
-std::optional<Reservation> Ledger::Hold(const devices::Placed& placed,
-                                        const std::string& sandbox_id, const std::string& pod,
-                                        const std::string& container) {
+std::optional<std::uint64_t> Ledger::Hold(const devices::Placed& placed,
+                                          const std::string& sandbox_id, const std::string& pod,
+                                          const std::string& container) {
   std::lock_guard lock(mutex_);
-  const auto held = holds_.find(sandbox_id);
+  auto held = holds_.find(sandbox_id);
+  // A hold without devices (a record whose label named none) holds nothing.
+  if (held != holds_.end() && held->second.device_ids.empty() && held->second.pending == 0) {
+    holds_.erase(held);
+    held = holds_.end();
+  }
   std::vector<std::string> ids;
   for (const auto& d : placed.devices) ids.push_back(d.id);
   switch (placed.source) {
@@ -86,7 +91,7 @@ std::optional<Reservation> Ledger::Hold(const devices::Placed& placed,
       break;
     }
     case devices::Placed::Source::kHeld:
-      if (held == holds_.end() || held->second.device_ids != ids) return std::nullopt;
+      if (held == holds_.end() || !SameHold(held->second, placed, ids)) return std::nullopt;
       ++held->second.pending;
       break;
     case devices::Placed::Source::kChosen: {
@@ -108,7 +113,17 @@ std::optional<Reservation> Ledger::Hold(const devices::Placed& placed,
   }
   const auto id = next_reservation_++;
   reservations_[id] = {sandbox_id, container};
-  return Reservation{id, placed};
+  return id;
+}
+
+bool Ledger::SameHold(const HoldRecord& hold, const devices::Placed& placed,
+                      const std::vector<std::string>& ids) {
+  if (hold.device_ids != ids || hold.exclusive != placed.exclusive) return false;
+  for (std::size_t i = 0; i < ids.size() && i < hold.memory.size(); ++i) {
+    // What the pod recorded there, if anything, is what the choice reserved.
+    if (hold.memory[i] && !hold.exclusive && *hold.memory[i] != placed.memory.at(i)) return false;
+  }
+  return true;
 }
 
 // A pod's containers may each bring devices (kubelet assigns per container): the pod holds all.

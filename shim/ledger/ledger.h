@@ -3,7 +3,8 @@
 // first successful CreateContainer until its sandbox is stopped or removed, whatever its
 // containers do meanwhile (crash loops, init containers, completed containers), as kubelet's
 // device manager keeps a pod's devices until the pod is gone.
-// The ledger has no file: it is rebuilt from the runtime record (runtime_record.h) and kept
+// The ledger has no file: it is rebuilt from the runtime record
+// (shim/runtime_record/runtime_record.h) and kept
 // current by what dxshim sees pass through (commit after a successful CreateContainer, release
 // after a failed one, stopped and removed sandboxes).
 #pragma once
@@ -23,12 +24,6 @@
 #include "shim/runtime_record/runtime_record.h"
 
 namespace dxshim {
-
-// A choice the ledger holds for a pod until Commit or Release.
-struct Reservation {
-  std::uint64_t id = 0;
-  devices::Placed placed;
-};
 
 // What choosing reads from the ledger, at once: every device's use (who holds it, with what),
 // and whether the ledger has been read from the runtime yet.
@@ -67,14 +62,15 @@ class Ledger {
   explicit Ledger(devices::AllocationPolicy policy);
 
   // Holds `placed` (devices::Choose, Held or Assigned over View()'s usage) for `sandbox_id` until
-  // Commit or Release: the one way a choice enters the ledger. Devices kubelet assigned are never
-  // refused; another choice is held only if it is still good now, else nullopt, and the caller
-  // chooses again from a new View(): another CreateContainer was held in between, and the pod now
-  // holds devices of its own, no longer holds the ones it was given again, or a chosen device
-  // lost the room it had. `pod` ("namespace/name") names the holder in other pods' refusals;
-  // `container` (its CRI metadata name) joins the pod's holders in metrics once committed.
-  std::optional<Reservation> Hold(const devices::Placed& placed, const std::string& sandbox_id,
-                                  const std::string& pod = "", const std::string& container = "");
+  // Commit or Release of the reservation id it returns: the one way a choice enters the ledger.
+  // Devices kubelet assigned are never refused; another choice is held only if it is still good
+  // now, else nullopt, and the caller chooses again from a new View(): the ledger changed in
+  // between (a resync rebuilt it), and the pod now holds devices of its own, no longer holds the
+  // ones it was given again (or holds them otherwise), or a chosen device lost the room it had.
+  // `pod` ("namespace/name") names the holder in other pods' refusals; `container` (its CRI
+  // metadata name) joins the pod's holders in metrics once committed.
+  std::optional<std::uint64_t> Hold(const devices::Placed& placed, const std::string& sandbox_id,
+                                    const std::string& pod = "", const std::string& container = "");
 
   // The reservation's CreateContainer succeeded: the pod now holds its devices until its sandbox
   // is gone. A sandbox stopped while the call was in flight keeps nothing.
@@ -120,6 +116,9 @@ class Ledger {
   };
 
   devices::Usage UsageLocked() const;
+  // Whether `hold` is what `placed` (the pod's devices again, with ids `ids`) was read from.
+  static bool SameHold(const HoldRecord& hold, const devices::Placed& placed,
+                       const std::vector<std::string>& ids);
   // Adds `from`'s devices (and their memory) that `hold` does not have yet.
   static void Merge(HoldRecord& hold, const HoldRecord& from);
   void ApplyCommit(const std::string& sandbox, const HoldRecord& committed);

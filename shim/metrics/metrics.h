@@ -1,7 +1,8 @@
 // dxshim's Prometheus registry: the one place every part of `dxshim serve` registers its series
 // on, below all of them. Each part declares its own (the relay's calls: relay_metrics.h; the
 // CreateContainer decisions: shim/gpu/decision_metrics.h; the ledger's resyncs and the node's
-// GPUs and holders: shim/ledger/ledger_metrics.h), and `serve` wires them. Events are counted as
+// GPUs and holders: shim/ledger/resync_metrics.h, node_collector.h, holding_collector.h), and
+// `serve` wires them (shim/cli/serve_metrics.h). Events are counted as
 // they happen; state is read at each scrape by collectors from the objects that own it, so it
 // can never drift from them. The operator's HTTP endpoint (http_endpoint.h) serves Render().
 #pragma once

@@ -48,7 +48,7 @@ TEST(ServeMetrics, TheMetricsReferenceIsWhatAScrapeCarries) {
   const auto placed =
       devices::Choose(*snapshot.Current(), ledger.Usage(),
                       devices::ParseDeviceRequest({{"dxshim.io/vendor", "amd"}}).value(), policy);
-  ledger.Commit(ledger.Hold(placed, "sb-1", "ns/a", "c").value().id);
+  ledger.Commit(ledger.Hold(placed, "sb-1", "ns/a", "c").value());
   ServeMetrics m;
   m.CollectNode(snapshot, ledger);
   // One event of each kind, so that every family has a sample.

@@ -56,8 +56,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   dxshim::devices::AllocationPolicy policy;
   policy.max_containers_per_device = 2;
   policy.narrow_class_devices = true;
-  dxshim::LedgerView nothing_held;
-  nothing_held.synced = true;
+  const auto nothing_held = [] {
+    dxshim::LedgerView view;
+    view.synced = true;
+    return view;
+  };
   dxshim::TargetOptions target;
   target.target = dxshim::config::Target::kWindows;
   dxshim::Decision decision;

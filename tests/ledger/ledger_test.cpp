@@ -56,7 +56,7 @@ AllocationPolicy Policy(unsigned max, Placement placement = Placement::kSpread) 
   return p;
 }
 
-std::vector<std::string> Ids(const Reservation& r) {
+std::vector<std::string> Ids(const test::Reservation& r) {
   std::vector<std::string> out;
   for (const auto& d : r.placed.devices) out.push_back(d.id);
   return out;
@@ -365,7 +365,7 @@ TEST(Ledger, AChoiceIsHeldOnlyIfItIsStillGood) {
   const auto p2_again = devices::Held(node, a.Usage(), "p2", a.policy());
   ASSERT_TRUE(p2_again);
   EXPECT_EQ(p2_again->source, devices::Placed::Source::kHeld);
-  a.Release(p2->id);  // its CreateContainer failed
+  a.Release(*p2);  // its CreateContainer failed
   EXPECT_FALSE(a.Hold(*p2_again, "p2", "default/p2", "sidecar")) << "p2 holds nothing now";
   EXPECT_EQ(a.Usage().at(node.devices[0].id).pods, 1u);
   // Devices kubelet assigned are held whatever is in use.

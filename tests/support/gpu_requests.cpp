@@ -43,8 +43,8 @@ Decision DecideAndHold(const runtime::v1::CreateContainerRequest& request,
                        const devices::Inventory& inventory, Ledger& ledger,
                        const TargetOptions& target,
                        const std::optional<std::string>& runtime_handler) {
-  auto decision =
-      Decide(request, inventory, ledger.policy(), ledger.View(), target, runtime_handler);
+  auto decision = Decide(
+      request, inventory, ledger.policy(), [&] { return ledger.View(); }, target, runtime_handler);
   if (decision.pass_through) return decision;
   if (!ledger.Hold(decision.placed, request.pod_sandbox_id(), PodName(request.sandbox_config()),
                    request.config().metadata().name())) {

@@ -8,9 +8,9 @@ namespace {
 Reservation HoldOrThrow(Ledger& ledger, const devices::Placed& placed,
                         const std::string& sandbox_id, const std::string& pod,
                         const std::string& container) {
-  auto held = ledger.Hold(placed, sandbox_id, pod, container);
+  const auto held = ledger.Hold(placed, sandbox_id, pod, container);
   if (!held) throw std::logic_error("the ledger did not hold a choice made from its own usage");
-  return std::move(*held);
+  return {*held, placed};
 }
 
 }  // namespace
@@ -18,12 +18,16 @@ Reservation HoldOrThrow(Ledger& ledger, const devices::Placed& placed,
 Reservation Reserve(Ledger& ledger, const devices::Inventory& inventory,
                     const devices::DeviceRequest& request, const std::string& sandbox_id,
                     const std::string& pod, const std::string& container) {
-  for (;;) {  // another thread may hold in between: choose again, as serve does
+  // Another thread may hold in between: choose again, as serve does after a resync.
+  for (int choice = 0; choice < 1000; ++choice) {
     const auto usage = ledger.Usage();
     auto placed = devices::Held(inventory, usage, sandbox_id, ledger.policy());
     if (!placed) placed = devices::Choose(inventory, usage, request, ledger.policy());
-    if (auto held = ledger.Hold(*placed, sandbox_id, pod, container)) return std::move(*held);
+    if (const auto held = ledger.Hold(*placed, sandbox_id, pod, container)) {
+      return {*held, std::move(*placed)};
+    }
   }
+  throw std::logic_error("the ledger refused 1000 choices in a row");
 }
 
 Reservation ReserveAssigned(Ledger& ledger, const std::vector<devices::Device>& devices,

@@ -3,6 +3,7 @@
 // then Ledger::Hold), for tests and benchmarks that fill a ledger.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,8 +12,14 @@
 
 namespace dxshim::test {
 
-// Chooses again when another thread held in between. Throws devices::AllocationError as the
-// choice does.
+// A choice and the id the ledger holds it under.
+struct Reservation {
+  std::uint64_t id = 0;
+  devices::Placed placed;
+};
+
+// Chooses again when another thread held in between (a bounded number of times; then
+// std::logic_error). Throws devices::AllocationError as the choice does.
 Reservation Reserve(Ledger& ledger, const devices::Inventory& inventory,
                     const devices::DeviceRequest& request, const std::string& sandbox_id,
                     const std::string& pod = "", const std::string& container = "");
