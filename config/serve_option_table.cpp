@@ -7,6 +7,7 @@
 #include "devices/allocation/gpu_memory.h"
 #include "devices/dxshim_keys.h"
 #include "devices/inventory_file.h"
+#include "base/comma_list.h"
 
 namespace dxshim::config {
 namespace {
@@ -77,13 +78,7 @@ devices::Placement ParsePlacement(std::string_view text) {
 // handlers are (`what` names which, for the error).
 std::vector<std::string> SplitList(std::string_view text, std::string_view what) {
   std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    auto comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    auto item = text.substr(start, comma - start);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+  for (const auto item : SplitCommaList(text)) {
     const bool valid =
         !item.empty() && item.size() <= 63 && std::all_of(item.begin(), item.end(), [](char c) {
           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
@@ -93,7 +88,6 @@ std::vector<std::string> SplitList(std::string_view text, std::string_view what)
                         " (a-z, 0-9, '-')");
     }
     out.emplace_back(item);
-    start = comma + 1;
   }
   return out;
 }

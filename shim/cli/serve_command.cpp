@@ -32,6 +32,7 @@
 #include "shim/metrics/node_collector.h"
 #include "shim/proxy/proxy_server.h"
 #include "shim/version/build_info.h"
+#include "base/host_port.h"
 
 namespace dxshim {
 namespace {
@@ -140,8 +141,8 @@ std::unique_ptr<metrics::HttpEndpoint> ServeMetrics(const std::string& listen,
     return metrics::NotReady(metrics.runtime_connected(), snapshot, ledger);
   };
   auto http = std::make_unique<metrics::HttpEndpoint>(listen, std::move(handlers));
-  const auto host = listen.substr(0, listen.rfind(':'));
-  spdlog::info("metrics: serving http://{}:{}/metrics, /healthz and /readyz", host, http->port());
+  spdlog::info("metrics: serving http://{}:{}/metrics, /healthz and /readyz", HostTextOf(listen),
+               http->port());
   return http;
 }
 

@@ -1,9 +1,9 @@
 #include "shim/ledger/runtime_record.h"
 
 #include <charconv>
-#include <sstream>
 
 #include "devices/dxshim_keys.h"
+#include "base/comma_list.h"
 
 namespace dxshim {
 namespace {
@@ -11,9 +11,8 @@ namespace {
 // "a,b,,c" -> {a, b, c}
 std::vector<std::string> CommaList(const std::string& text) {
   std::vector<std::string> out;
-  std::stringstream list(text);
-  for (std::string item; std::getline(list, item, ',');) {
-    if (!item.empty()) out.push_back(item);
+  for (const auto item : SplitCommaList(text)) {
+    if (!item.empty()) out.emplace_back(item);
   }
   return out;
 }
