@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <utility>
+
 namespace dxshim {
 namespace {
 
@@ -23,37 +26,41 @@ std::string Refused(std::string_view text) {
   return why ? *why : "";
 }
 
-TEST(HostPort, Ipv4AndNames) {
-  const auto a = Parsed("127.0.0.1:9464");
-  EXPECT_EQ(a.host, "127.0.0.1");
-  EXPECT_EQ(a.port, 9464);
-  EXPECT_FALSE(a.bracketed);
-  EXPECT_EQ(a.HostText(), "127.0.0.1");
-  EXPECT_EQ(Parsed("localhost:0").port, 0);
-  EXPECT_EQ(Parsed("0.0.0.0:65535").port, 65535);
-}
-
-TEST(HostPort, Ipv6InBrackets) {
-  const auto a = Parsed("[::1]:9464");
-  EXPECT_EQ(a.host, "::1");
-  EXPECT_EQ(a.port, 9464);
-  EXPECT_TRUE(a.bracketed);
-  EXPECT_EQ(a.HostText(), "[::1]");
-  EXPECT_EQ(Parsed("[fe80::1:2]:80").host, "fe80::1:2");
-  EXPECT_EQ(HostTextOf("[::]:0"), "[::]");
-  EXPECT_EQ(HostTextOf("10.0.0.1:80"), "10.0.0.1");
+TEST(HostPort, Ipv4NamesAndIpv6InBrackets) {
+  struct Case {
+    const char* text;
+    const char* host;
+    std::uint16_t port;
+    bool bracketed;
+    const char* host_text;
+  };
+  for (const auto& c : {Case{"127.0.0.1:9464", "127.0.0.1", 9464, false, "127.0.0.1"},
+                        Case{"localhost:0", "localhost", 0, false, "localhost"},
+                        Case{"0.0.0.0:65535", "0.0.0.0", 65535, false, "0.0.0.0"},
+                        Case{"[::1]:9464", "::1", 9464, true, "[::1]"},
+                        Case{"[fe80::1:2]:80", "fe80::1:2", 80, true, "[fe80::1:2]"}}) {
+    const auto a = Parsed(c.text);
+    EXPECT_EQ(a.host, c.host) << c.text;
+    EXPECT_EQ(a.port, c.port) << c.text;
+    EXPECT_EQ(a.bracketed, c.bracketed) << c.text;
+    EXPECT_EQ(a.HostText(), c.host_text) << c.text;
+    EXPECT_EQ(HostTextOf(c.text), c.host_text) << c.text;
+  }
   EXPECT_EQ(HostTextOf("no-port"), "no-port");
 }
 
 TEST(HostPort, RefusalsSayWhatIsWrong) {
-  EXPECT_EQ(Refused("9464"), "no port");
-  EXPECT_EQ(Refused(""), "no port");
-  EXPECT_EQ(Refused("[::1]"), "no port");
-  EXPECT_EQ(Refused(":9464"), "empty host");
-  EXPECT_EQ(Refused("[]:9464"), "empty host");
-  EXPECT_EQ(Refused("[::1:80"), "unterminated IPv6 address");
-  EXPECT_NE(Refused("[::1]80").find("':PORT'"), std::string::npos);
-  EXPECT_NE(Refused("::1:80").find("in brackets"), std::string::npos);
+  const std::pair<const char*, const char*> refused[] = {
+      {"9464", "no port"},
+      {"", "no port"},
+      {"[::1]", "no port"},
+      {":9464", "empty host"},
+      {"[]:9464", "empty host"},
+      {"[::1:80", "unterminated IPv6 address"},
+      {"[::1]80", "expected ':PORT' after the IPv6 address"},
+      {"::1:80", "an IPv6 address must be in brackets, e.g. [::1]:9464"},
+  };
+  for (const auto& [text, why] : refused) EXPECT_EQ(Refused(text), why) << text;
   for (const char* bad : {"127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:94x",
                           "127.0.0.1: 80", "[::1]:", "[::1]:99999"}) {
     EXPECT_EQ(Refused(bad), "the port is not a number from 0 to 65535") << bad;
