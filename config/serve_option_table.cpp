@@ -4,10 +4,10 @@
 #include <charconv>
 #include <chrono>
 
-#include "devices/allocation/gpu_memory.h"
-#include "devices/dxshim_keys.h"
-#include "devices/inventory_file.h"
 #include "base/comma_list.h"
+#include "devices/allocation/gpu_memory.h"
+#include "devices/byte_quantity.h"
+#include "devices/dxshim_keys.h"
 
 namespace dxshim::config {
 namespace {

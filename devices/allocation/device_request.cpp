@@ -5,11 +5,11 @@
 #include <charconv>
 #include <set>
 
-#include "devices/allocation/gpu_memory.h"
-#include "devices/dxshim_keys.h"
-#include "devices/inventory_file.h"
-#include "devices/runtime_files.h"
 #include "base/comma_list.h"
+#include "devices/allocation/gpu_memory.h"
+#include "devices/byte_quantity.h"
+#include "devices/dxshim_keys.h"
+#include "devices/runtime_files.h"
 
 namespace dxshim::devices {
 namespace {
