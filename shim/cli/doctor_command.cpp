@@ -12,7 +12,7 @@
 #include "devices/inventory_file.h"
 #include "shim/cli/logging.h"
 #include "shim/cli/platform.h"
-#include "shim/cli/serve_options.h"
+#include "shim/cli/serve_command_line.h"
 #include "shim/doctor/doctor.h"
 
 namespace dxshim {

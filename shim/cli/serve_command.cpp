@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/host_port.h"
 #include "config/serve_config.h"
 #include "config/serve_option_table.h"
 #include "devices/allocation/gpu_memory.h"
@@ -18,7 +19,7 @@
 #include "devices/node_feature_file.h"
 #include "shim/cli/logging.h"
 #include "shim/cli/platform.h"
-#include "shim/cli/serve_options.h"
+#include "shim/cli/serve_command_line.h"
 #include "shim/cli/stop_request.h"
 #include "shim/device_plugin/plugin_process.h"
 #include "shim/gpu/gpu_interceptor.h"
@@ -32,7 +33,6 @@
 #include "shim/metrics/node_collector.h"
 #include "shim/proxy/proxy_server.h"
 #include "shim/version/build_info.h"
-#include "base/host_port.h"
 
 namespace dxshim {
 namespace {
