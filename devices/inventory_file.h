@@ -23,7 +23,5 @@ std::vector<Device> LoadInventoryFile(const std::string& path);
 std::vector<Device> ParseInventory(const std::string& text, const std::string& origin);
 std::string WriteInventoryYaml(const std::vector<Device>& devices);
 std::string WriteInventoryJson(const std::vector<Device>& devices);
-// `s` as a JSON string literal, quotes included (control characters escaped).
-std::string JsonString(std::string_view s);
 
 }  // namespace dxshim::devices
