@@ -4,16 +4,21 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 namespace dxshim {
 namespace {
 
 TEST(JsonText, StringLiterals) {
-  EXPECT_EQ(JsonString(""), "\"\"");
-  EXPECT_EQ(JsonString("NVIDIA Tesla T4"), "\"NVIDIA Tesla T4\"");
-  EXPECT_EQ(JsonString("\x01\\\"\n"), "\"\\u0001\\\\\\\"\\n\"");
-  EXPECT_EQ(JsonString("a\tb\rc\x7f"), "\"a\\tb\\rc\\u007f\"");
-  EXPECT_EQ(JsonString("C:\\Windows\\System32"), "\"C:\\\\Windows\\\\System32\"");
-  EXPECT_EQ(JsonString("gr\xc3\xbc\xc3\x9f"), "\"gr\xc3\xbc\xc3\x9f\"") << "UTF-8 as it is";
+  const std::pair<const char*, const char*> cases[] = {
+      {"", "\"\""},
+      {"NVIDIA Tesla T4", "\"NVIDIA Tesla T4\""},
+      {"\x01\\\"\n", "\"\\u0001\\\\\\\"\\n\""},
+      {"a\tb\rc\x7f", "\"a\\tb\\rc\\u007f\""},
+      {"C:\\Windows", "\"C:\\\\Windows\""},
+      {"gr\xc3\xbc\xc3\x9f", "\"gr\xc3\xbc\xc3\x9f\""},  // UTF-8 as it is
+  };
+  for (const auto& [text, literal] : cases) EXPECT_EQ(JsonString(text), literal) << text;
 }
 
 TEST(JsonText, NumberGrammar) {
