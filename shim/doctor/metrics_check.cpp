@@ -2,9 +2,9 @@
 
 #include <variant>
 
+#include "base/host_port.h"
 #include "shim/socket_bridge/http_get.h"
 #include "shim/socket_bridge/socket_api.h"
-#include "base/host_port.h"
 
 namespace dxshim::doctor {
 

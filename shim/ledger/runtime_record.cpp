@@ -2,8 +2,8 @@
 
 #include <charconv>
 
-#include "devices/dxshim_keys.h"
 #include "base/comma_list.h"
+#include "devices/dxshim_keys.h"
 
 namespace dxshim {
 namespace {

@@ -14,11 +14,11 @@
 #include <variant>
 #include <vector>
 
+#include "base/host_port.h"
 #include "shim/metrics/fault_log.h"
 #include "shim/metrics/http_answer.h"
 #include "shim/metrics/http_request.h"
 #include "shim/socket_bridge/socket_api.h"
-#include "base/host_port.h"
 
 namespace dxshim::metrics {
 namespace {

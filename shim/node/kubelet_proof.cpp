@@ -4,12 +4,12 @@
 #include <regex>
 #include <variant>
 
+#include "base/host_port.h"
 #include "shim/node/command_line.h"
 #include "shim/node/config_file_edit.h"
 #include "shim/node/kubelet_endpoint.h"
 #include "shim/node/kubelet_flags.h"
 #include "shim/node/kubelet_launch.h"
-#include "base/host_port.h"
 
 namespace dxshim::node {
 namespace {

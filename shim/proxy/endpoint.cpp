@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <variant>
 
-#include "shim/proxy/pipe_name.h"
 #include "base/host_port.h"
+#include "shim/proxy/pipe_name.h"
 
 namespace dxshim {
 namespace {
