@@ -5,9 +5,10 @@
 #include <charconv>
 #include <set>
 
+#include "base/comma_list.h"
 #include "devices/allocation/gpu_memory.h"
+#include "devices/byte_quantity.h"
 #include "devices/dxshim_keys.h"
-#include "devices/inventory_file.h"
 #include "devices/runtime_files.h"
 
 namespace dxshim::devices {
@@ -21,26 +22,18 @@ constexpr unsigned kMaxCount = 16;
   throw RequestError("annotation " + key + "='" + value + "': " + problem);
 }
 
-std::string Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return std::string(s);
-}
+std::string Trim(std::string_view s) { return std::string(TrimBlanks(s)); }
 
 // Comma-separated, no empty items, no duplicates (case-insensitive).
 std::vector<std::string> List(const std::string& key, const std::string& value) {
   std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= value.size()) {
-    auto comma = value.find(',', start);
-    if (comma == std::string::npos) comma = value.size();
-    auto item = Trim(std::string_view(value).substr(start, comma - start));
+  for (const auto view : SplitCommaList(value)) {
+    std::string item(view);
     if (item.empty()) Fail(key, value, "has an empty item");
     for (const auto& seen : out) {
       if (EqualsIgnoreCase(seen, item)) Fail(key, value, "lists '" + item + "' twice");
     }
     out.push_back(std::move(item));
-    start = comma + 1;
   }
   return out;
 }
@@ -198,11 +191,8 @@ namespace {
 unsigned CountPluginIds(const char* key, const std::string& value, std::size_t max,
                         const char* unit) {
   std::set<std::string> ids;
-  std::size_t start = 0;
-  while (start <= value.size()) {
-    auto comma = value.find(',', start);
-    if (comma == std::string::npos) comma = value.size();
-    const auto id = value.substr(start, comma - start);
+  for (const auto view : SplitCommaList(value)) {
+    const std::string id(view);
     const bool valid =
         !id.empty() && id.size() <= 63 && std::all_of(id.begin(), id.end(), [](char c) {
           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
@@ -213,7 +203,6 @@ unsigned CountPluginIds(const char* key, const std::string& value, std::size_t m
       what.append(id).append("' is ").append(valid ? "repeated" : "not a dxshim device id");
       throw RequestError(what);
     }
-    start = comma + 1;
   }
   if (ids.size() > max) {
     throw RequestError("annotation " + std::string(key) + ": " + std::to_string(ids.size()) +

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/device_snapshot_config.h"
+#include "base/host_port.h"
 #include "config/serve_config.h"
 #include "config/serve_option_table.h"
 #include "devices/allocation/gpu_memory.h"
@@ -18,8 +19,8 @@
 #include "devices/node_feature_file.h"
 #include "shim/cli/logging.h"
 #include "shim/cli/platform.h"
+#include "shim/cli/serve_command_line.h"
 #include "shim/cli/serve_metrics.h"
-#include "shim/cli/serve_options.h"
 #include "shim/cli/stop_request.h"
 #include "shim/device_plugin/plugin_process.h"
 #include "shim/gpu/configured_target.h"

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/host_port.h"
+
 #include "shim/ledger/holding_collector.h"
 #include "shim/ledger/node_collector.h"
 
@@ -28,8 +30,8 @@ std::unique_ptr<metrics::HttpEndpoint> ServeMetricsEndpoint(const std::string& l
     return NotReady(metrics.relay.runtime_connected(), snapshot, ledger);
   };
   auto http = std::make_unique<metrics::HttpEndpoint>(listen, std::move(handlers));
-  const auto host = listen.substr(0, listen.rfind(':'));
-  spdlog::info("metrics: serving http://{}:{}/metrics, /healthz and /readyz", host, http->port());
+  spdlog::info("metrics: serving http://{}:{}/metrics, /healthz and /readyz", HostTextOf(listen),
+               http->port());
   return http;
 }
 

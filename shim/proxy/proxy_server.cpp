@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "base/host_port.h"
 #include "shim/proxy/relay_choice.h"
 
 namespace dxshim {
@@ -58,9 +59,8 @@ void ProxyServer::Start() {
     spdlog::info("listening on {} (mode {:o}), relaying to runtime {}", options_.listen.ToString(),
                  options_.socket_mode, options_.runtime.ToString());
   } else {
-    const auto host = options_.listen.address.substr(0, options_.listen.address.rfind(':'));
-    spdlog::info("listening on tcp://{}:{}, relaying to runtime {}", host, bound_port_,
-                 options_.runtime.ToString());
+    spdlog::info("listening on tcp://{}:{}, relaying to runtime {}",
+                 HostTextOf(options_.listen.address), bound_port_, options_.runtime.ToString());
   }
 }
 

@@ -1,8 +1,8 @@
 #include "shim/runtime_record/runtime_record.h"
 
 #include <charconv>
-#include <sstream>
 
+#include "base/comma_list.h"
 #include "devices/dxshim_keys.h"
 
 namespace dxshim {
@@ -11,9 +11,8 @@ namespace {
 // "a,b,,c" -> {a, b, c}
 std::vector<std::string> CommaList(const std::string& text) {
   std::vector<std::string> out;
-  std::stringstream list(text);
-  for (std::string item; std::getline(list, item, ',');) {
-    if (!item.empty()) out.push_back(item);
+  for (const auto item : SplitCommaList(text)) {
+    if (!item.empty()) out.emplace_back(item);
   }
   return out;
 }

@@ -126,7 +126,7 @@ TEST(ServeConfig, MetricsListen) {
       {"1.2.3.4.5:80", "an IP address"},
       {"1.2.3:80", "an IP address"},
       {"256.1.1.1:80", "an IP address"},
-      {"[::1:80", "an IP address"},
+      {"[::1:80", "unterminated IPv6 address"},
       {"unix:///run/dxshim/metrics.sock", "unix sockets are not served"},
   };
   for (const auto& [text, why] : bad) {

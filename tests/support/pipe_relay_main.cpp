@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "config/serve_defaults.h"
 #include "devices/windows/wide_text.h"
 #include "shim/windows/loopback.h"
 #include "shim/windows/pipe_acceptor.h"
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
   for (auto& c : stop_file) c = c == '/' ? '\\' : c;
   const auto stop_path = dxshim::devices::windows::Widen(stop_file);
 
-  dxshim::windows::PipeAcceptor acceptor(pipe, dxshim::windows::kDefaultPipeSddl, [backend] {
+  dxshim::windows::PipeAcceptor acceptor(pipe, dxshim::config::kDefaultPipeSddl, [backend] {
     return dxshim::windows::ConnectLoopback(backend);
   });
   if (backend != 0) acceptor.Start();

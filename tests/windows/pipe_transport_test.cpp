@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "config/serve_defaults.h"
 #include "shim/proxy/endpoint.h"
 #include "shim/windows/loopback.h"
 #include "shim/windows/pipe_acceptor.h"
@@ -282,7 +283,7 @@ int main(int argc, char** argv) {
   EchoServer echo;
   const int threads_before = Threads();
 
-  PipeAcceptor acceptor(pipe, dxshim::windows::kDefaultPipeSddl,
+  PipeAcceptor acceptor(pipe, dxshim::config::kDefaultPipeSddl,
                         [&] { return dxshim::windows::ConnectLoopback(echo.port()); });
   acceptor.Start();
   PipeForwarder forwarder(pipe);
@@ -290,7 +291,7 @@ int main(int argc, char** argv) {
 
   // Another server on the same pipe name, and a broken SDDL, are refused with a reason.
   try {
-    PipeAcceptor second(pipe, dxshim::windows::kDefaultPipeSddl, [] { return INVALID_SOCKET; });
+    PipeAcceptor second(pipe, dxshim::config::kDefaultPipeSddl, [] { return INVALID_SOCKET; });
     second.Start();
     // Windows refuses FILE_FLAG_FIRST_PIPE_INSTANCE when the name exists (ERROR_ACCESS_DENIED);
     // wine does not enforce the flag, so this check can only run on Windows.
@@ -414,7 +415,7 @@ int main(int argc, char** argv) {
         lines.push_back(line);
       };
     };
-    dxshim::windows::PipeTransport transport(listen, runtime, dxshim::windows::kDefaultPipeSddl,
+    dxshim::windows::PipeTransport transport(listen, runtime, dxshim::config::kDefaultPipeSddl,
                                              log_to(infos), log_to(warnings));
     Check(transport.serves_pipe() && listen.ToString() == "tcp://127.0.0.1:0" &&
               runtime.kind == dxshim::Endpoint::Kind::kTcp &&
@@ -587,7 +588,7 @@ int main(int argc, char** argv) {
 
   const auto cycle = [&](int n) {
     const std::string name = pipe + "-cycle-" + std::to_string(n);
-    PipeAcceptor a(name, dxshim::windows::kDefaultPipeSddl,
+    PipeAcceptor a(name, dxshim::config::kDefaultPipeSddl,
                    [&] { return dxshim::windows::ConnectLoopback(echo.port()); });
     a.Start();
     PipeForwarder f(name);

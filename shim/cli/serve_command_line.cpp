@@ -1,4 +1,4 @@
-#include "shim/cli/serve_options.h"
+#include "shim/cli/serve_command_line.h"
 
 #include <filesystem>
 #include <iostream>
