@@ -6,10 +6,10 @@
 #include <charconv>
 #include <functional>
 
-#include "base/host_port.h"
 #include "config/extra_runtime_files_config.h"
 #include "config/serve_option_table.h"
 #include "devices/node_labels.h"
+#include "shim/base/host_port.h"
 
 namespace dxshim::config {
 namespace {

@@ -4,11 +4,11 @@
 #include <charconv>
 #include <chrono>
 
-#include "base/comma_list.h"
 #include "config/serve_defaults.h"
 #include "devices/allocation/gpu_memory.h"
 #include "devices/byte_quantity.h"
 #include "devices/dxshim_keys.h"
+#include "shim/base/comma_list.h"
 
 namespace dxshim::config {
 namespace {
@@ -69,9 +69,9 @@ std::uint64_t ParseDefaultGpuMemory(std::string_view text) {
 
 std::string Size(std::uint64_t bytes) { return std::to_string(bytes); }
 
-devices::Placement ParsePlacement(std::string_view text) {
-  if (text == "spread") return devices::Placement::kSpread;
-  if (text == "pack") return devices::Placement::kPack;
+devices::SpreadOrPack ParseSpreadOrPack(std::string_view text) {
+  if (text == "spread") return devices::SpreadOrPack::kSpread;
+  if (text == "pack") return devices::SpreadOrPack::kPack;
   throw ConfigError("'" + std::string(text) + "' is not spread or pack");
 }
 
@@ -187,7 +187,7 @@ const std::vector<ServeOption> kOptions = {
     {"placement", "placement", "spread", nullptr, "",
      "`spread` (the matching GPU with the most free memory first) or `pack` (the one with the "
      "least free memory that still fits)",
-     false, [](C& c, V v) { c.policy.placement = ParsePlacement(v); }, nullptr},
+     false, [](C& c, V v) { c.policy.spread_or_pack = ParseSpreadOrPack(v); }, nullptr},
     {"allow-namespaces", "list", "-", nullptr, "all",
      "namespaces whose pods may request GPUs (comma list or YAML list; `-` for all)", false,
      [](C& c, V v) { c.policy.allow_namespaces = ListOrNone(v, "namespace name"); }, nullptr},

@@ -22,6 +22,10 @@ inline constexpr char kSharing[] = "dxshim.io/sharing";        // exclusive or s
 inline constexpr char kContainers[] = "dxshim.io/containers";  // the scope
 inline constexpr char kGpuMemory[] = "dxshim.io/gpu-memory";   // reserved per GPU, e.g. 6Gi
 
+// Every pod annotation of a GPU request, in the order messages list them.
+inline constexpr std::string_view kRequestKeys[] = {
+    kGpu, kClass, kVendor, kMinMemory, kGpuMemory, kRequires, kDevice, kSharing, kContainers};
+
 // The values of kSharing (pod annotation) and kSharingLabel (container label).
 inline constexpr char kExclusive[] = "exclusive";
 inline constexpr char kShared[] = "shared";

@@ -2,8 +2,8 @@
 // with mingw, which has no yaml-cpp here) can write inventories too.
 #include <sstream>
 
-#include "base/json_text.h"
 #include "devices/inventory_file.h"
+#include "shim/base/json_text.h"
 
 namespace dxshim::devices {
 

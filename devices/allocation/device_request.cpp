@@ -5,11 +5,11 @@
 #include <charconv>
 #include <set>
 
-#include "base/comma_list.h"
 #include "devices/allocation/gpu_memory.h"
 #include "devices/byte_quantity.h"
 #include "devices/dxshim_keys.h"
 #include "devices/runtime_files.h"
+#include "shim/base/comma_list.h"
 
 namespace dxshim::devices {
 namespace {
@@ -164,21 +164,26 @@ std::optional<DeviceRequest> ParseDeviceRequest(
         Fail(key, value, e.what());
       }
     } else {
-      throw RequestError("annotation " + it->first +
-                         ": unknown dxshim.io/ key (known: gpu, class, vendor, min-memory, "
-                         "gpu-memory, requires, device, sharing, containers)");
+      std::string known;
+      for (const auto request_key : keys::kRequestKeys) {
+        known += (known.empty() ? "" : ", ") +
+                 std::string(request_key.substr(std::string_view(keys::kPrefix).size()));
+      }
+      throw RequestError("annotation " + it->first + ": unknown " + keys::kPrefix +
+                         " key (known: " + known + ")");
     }
   }
   if (!r.pins.empty()) {
     if (!count_given && r.pins.size() > kMaxCount) {
       Fail(keys::kDevice, annotations.at(keys::kDevice),
            "pins " + std::to_string(r.pins.size()) + " devices, more than " +
-               std::to_string(kMaxCount) + " GPUs; set dxshim.io/gpu to how many of them");
+               std::to_string(kMaxCount) + " GPUs; set " + keys::kGpu + " to how many of them");
     }
     if (!count_given) r.count = static_cast<unsigned>(r.pins.size());
     if (r.count > r.pins.size()) {
       Fail(keys::kGpu, std::to_string(r.count),
-           "asks for more GPUs than dxshim.io/device pins (" + std::to_string(r.pins.size()) + ")");
+           std::string("asks for more GPUs than ") + keys::kDevice + " pins (" +
+               std::to_string(r.pins.size()) + ")");
     }
   }
   return r;

@@ -136,7 +136,7 @@ class Chooser {
       placed.devices.push_back(*d);
       placed.memory.push_back(Need(d));
     }
-    placed.explanation += "; " + std::string(ToString(policy_.placement)) + " over " +
+    placed.explanation += "; " + std::string(ToString(policy_.spread_or_pack)) + " over " +
                           std::to_string(matches_.size()) + " matching GPU(s)";
     return placed;
   }
@@ -169,7 +169,7 @@ class Chooser {
   bool Before(const Device* a, const Device* b) const {
     const auto fa = Free(a);
     const auto fb = Free(b);
-    const bool spread = policy_.placement == Placement::kSpread;
+    const bool spread = policy_.spread_or_pack == SpreadOrPack::kSpread;
     if (fa != fb) return spread ? fa > fb : fa < fb;
     return spread ? Of(a).pods < Of(b).pods : Of(a).pods > Of(b).pods;
   }
@@ -236,7 +236,7 @@ class Chooser {
   // all groups, the one whose devices are least (spread) or most (pack) used. Throws when none
   // has room.
   Group Best(const std::vector<Group>& groups) const {
-    const bool spread = policy_.placement == Placement::kSpread;
+    const bool spread = policy_.spread_or_pack == SpreadOrPack::kSpread;
     Group best;
     std::uint64_t best_free = 0;
     unsigned best_pods = 0;
@@ -313,7 +313,7 @@ class Chooser {
       } else if (GroupKey(*d) != GroupKey(*best[0])) {
         line += ", other vendor/driver group";
       } else {
-        line += std::string(", ") + ToString(policy_.placement) +
+        line += std::string(", ") + ToString(policy_.spread_or_pack) +
                 " preferred another (ties: inventory order)";
       }
       considered.push_back(std::move(line));
@@ -333,7 +333,7 @@ class Chooser {
 
 }  // namespace
 
-const char* ToString(Placement p) { return p == Placement::kSpread ? "spread" : "pack"; }
+const char* ToString(SpreadOrPack p) { return p == SpreadOrPack::kSpread ? "spread" : "pack"; }
 
 std::uint64_t ReservedOn(const Device& d, const DeviceUsage& usage,
                          const AllocationPolicy& policy) {

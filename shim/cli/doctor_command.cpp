@@ -8,8 +8,8 @@
 #include <iostream>
 #include <string_view>
 
-#include "base/json_text.h"
 #include "config/serve_config.h"
+#include "shim/base/json_text.h"
 #include "shim/cli/logging.h"
 #include "shim/cli/platform.h"
 #include "shim/cli/serve_command_line.h"

@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "base/json_text.h"
+#include "shim/base/json_text.h"
 
 namespace dxshim {
 namespace {

@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "config/device_snapshot_config.h"
-#include "base/host_port.h"
 #include "config/serve_config.h"
 #include "config/serve_option_table.h"
 #include "devices/allocation/gpu_memory.h"
 #include "devices/device_source.h"
 #include "devices/node_feature_file.h"
+#include "shim/base/host_port.h"
 #include "shim/cli/logging.h"
 #include "shim/cli/platform.h"
 #include "shim/cli/serve_command_line.h"
@@ -72,7 +72,7 @@ int CheckServe(const config::ServeConfig& cfg, const ProxyOptions& options) {
             << " (before the integrated/detachable filters)\n"
             << "  target   " << config::ToString(cfg.target) << ", "
             << cfg.policy.max_containers_per_device << " pod(s) per GPU, "
-            << devices::ToString(cfg.policy.placement) << "\n"
+            << devices::ToString(cfg.policy.spread_or_pack) << "\n"
             << "  memory   " << MemoryPolicy(cfg.policy) << "\n"
             << "  vm       " << (vm.empty() ? std::string("-") : vm)
             << " (runtime handlers whose GPU requests are refused)\n"
@@ -165,7 +165,7 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
   }
   spdlog::info("devices: {} GPU(s) from {}, target {}, {} pod(s) per GPU, {}; GPU memory: {}",
                snapshot->Current()->devices.size(), cfg.device_source, ToString(cfg.target),
-               cfg.policy.max_containers_per_device, ToString(cfg.policy.placement),
+               cfg.policy.max_containers_per_device, ToString(cfg.policy.spread_or_pack),
                MemoryPolicy(cfg.policy));
 
   Ledger ledger(cfg.policy);

@@ -2,8 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "base/host_port.h"
-
+#include "shim/base/host_port.h"
 #include "shim/ledger/holding_collector.h"
 #include "shim/ledger/node_collector.h"
 

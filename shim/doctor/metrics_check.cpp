@@ -2,7 +2,7 @@
 
 #include <variant>
 
-#include "base/host_port.h"
+#include "shim/base/host_port.h"
 #include "shim/socket_bridge/http_get.h"
 #include "shim/socket_bridge/socket_api.h"
 

@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "base/host_port.h"
+#include "shim/base/host_port.h"
 #include "shim/metrics/fault_log.h"
 #include "shim/metrics/http_answer.h"
 #include "shim/metrics/http_request.h"

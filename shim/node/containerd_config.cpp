@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "base/json_text.h"
+#include "shim/base/json_text.h"
 #include "shim/node/command_line.h"
 #include "shim/node/yaml_text.h"
 

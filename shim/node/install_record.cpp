@@ -4,7 +4,7 @@
 
 #include <array>
 
-#include "base/json_text.h"
+#include "shim/base/json_text.h"
 #include "shim/node/yaml_text.h"
 
 namespace dxshim::node {

@@ -4,7 +4,7 @@
 #include <regex>
 #include <variant>
 
-#include "base/host_port.h"
+#include "shim/base/host_port.h"
 #include "shim/node/command_line.h"
 #include "shim/node/config_file_edit.h"
 #include "shim/node/kubelet_endpoint.h"

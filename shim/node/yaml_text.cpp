@@ -8,7 +8,7 @@
 #include <sstream>
 #include <vector>
 
-#include "base/json_text.h"
+#include "shim/base/json_text.h"
 #include "shim/node/command_line.h"
 
 namespace dxshim::node {

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <variant>
 
-#include "base/host_port.h"
+#include "shim/base/host_port.h"
 #include "shim/proxy/pipe_name.h"
 
 namespace dxshim {

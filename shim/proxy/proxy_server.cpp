@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "base/host_port.h"
+#include "shim/base/host_port.h"
 #include "shim/proxy/relay_choice.h"
 
 namespace dxshim {

@@ -2,8 +2,8 @@
 
 #include <charconv>
 
-#include "base/comma_list.h"
 #include "devices/dxshim_keys.h"
+#include "shim/base/comma_list.h"
 
 namespace dxshim {
 namespace {

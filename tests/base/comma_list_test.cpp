@@ -1,6 +1,6 @@
 // Comma lists (base/comma_list.h): split at every ',', blanks around each item dropped, empty
 // items kept for the caller to judge.
-#include "base/comma_list.h"
+#include "shim/base/comma_list.h"
 
 #include <gtest/gtest.h>
 

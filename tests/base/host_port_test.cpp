@@ -1,6 +1,6 @@
 // HOST:PORT (base/host_port.h): IPv4, names and bracketed IPv6 hosts with a port from 0 to 65535;
 // each malformed form is refused with the reason a caller puts in its message.
-#include "base/host_port.h"
+#include "shim/base/host_port.h"
 
 #include <gtest/gtest.h>
 

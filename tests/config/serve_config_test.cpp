@@ -91,7 +91,7 @@ TEST(ServeConfig, TheShippedExampleIsValidAndStatesTheDefaults) {
   EXPECT_EQ(c.policy.max_containers_per_device, defaults.policy.max_containers_per_device);
   EXPECT_EQ(c.policy.default_gpu_memory, defaults.policy.default_gpu_memory);
   EXPECT_EQ(c.policy.gpu_memory_reserved, defaults.policy.gpu_memory_reserved);
-  EXPECT_EQ(c.policy.placement, defaults.policy.placement);
+  EXPECT_EQ(c.policy.spread_or_pack, defaults.policy.spread_or_pack);
   EXPECT_EQ(c.policy.allow_namespaces, defaults.policy.allow_namespaces);
   EXPECT_EQ(c.policy.deny_namespaces, defaults.policy.deny_namespaces);
   EXPECT_EQ(c.policy.narrow_class_devices, defaults.policy.narrow_class_devices);
@@ -237,7 +237,7 @@ extra-runtime-files:
   EXPECT_FALSE(c.include_detachable);
   EXPECT_EQ(c.target, Target::kWindows);
   EXPECT_EQ(c.policy.max_containers_per_device, 4u);
-  EXPECT_EQ(c.policy.placement, devices::Placement::kPack);
+  EXPECT_EQ(c.policy.spread_or_pack, devices::SpreadOrPack::kPack);
   EXPECT_EQ(c.policy.allow_namespaces, (std::vector<std::string>{"gpu-team", "render"}));
   EXPECT_EQ(c.policy.deny_namespaces, (std::vector<std::string>{"kube-system", "default"}));
   EXPECT_TRUE(c.policy.narrow_class_devices);

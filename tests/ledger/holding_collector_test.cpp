@@ -15,9 +15,9 @@
 
 #include "devices/allocation/device_request.h"
 #include "devices/make_device_source.h"
-#include "tests/support/ledger_reserve.h"
 #include "shim/metrics/metrics.h"
 #include "tests/support/http_get.h"
+#include "tests/support/ledger_reserve.h"
 
 namespace dxshim {
 namespace {
@@ -37,7 +37,7 @@ devices::DeviceRequest Request(const std::map<std::string, std::string>& annotat
 devices::AllocationPolicy Policy() {
   devices::AllocationPolicy p;
   p.max_containers_per_device = 4;
-  p.placement = devices::Placement::kPack;
+  p.spread_or_pack = devices::SpreadOrPack::kPack;
   return p;
 }
 
@@ -60,7 +60,8 @@ class Holdings : public ::testing::Test {
   void Create(const std::string& sandbox, const std::string& pod, const std::string& container,
               const std::map<std::string, std::string>& annotations) {
     const auto inventory = snapshot_.Current();
-    ledger_.Commit(test::Reserve(ledger_, *inventory, Request(annotations), sandbox, pod, container).id);
+    ledger_.Commit(
+        test::Reserve(ledger_, *inventory, Request(annotations), sandbox, pod, container).id);
   }
 
   devices::DeviceSnapshot snapshot_;
@@ -128,8 +129,8 @@ TEST_F(Holdings, AnExclusivePodOnTwoGpusReservesAllOfEach) {
 
 TEST_F(Holdings, OnlyCommittedHoldsShowAndTheyGoWithTheSandbox) {
   const auto inventory = snapshot_.Current();
-  const auto pending =
-      test::Reserve(ledger_, *inventory, Request({{"dxshim.io/vendor", "amd"}}), "sb-a", "ns/a", "c");
+  const auto pending = test::Reserve(ledger_, *inventory, Request({{"dxshim.io/vendor", "amd"}}),
+                                     "sb-a", "ns/a", "c");
   EXPECT_EQ(Series(Scrape(), "dxshim_container_gpu_info"), 0) << "in flight: not yet held";
   ledger_.Release(pending.id);
   EXPECT_EQ(Series(Scrape(), "dxshim_container_gpu_info"), 0) << "refused by the runtime";

@@ -23,7 +23,7 @@ using devices::DeviceRequest;
 using devices::Inventory;
 using devices::LoadInventoryFile;
 using devices::ParseDeviceRequest;
-using devices::Placement;
+using devices::SpreadOrPack;
 
 const std::string kExamples = DXSHIM_SOURCE_DIR "/deploy/examples/inventories/";
 
@@ -49,10 +49,10 @@ AllocationError::Kind KindOf(const std::function<void()>& f, std::string* messag
   return AllocationError::Kind::kImpossible;
 }
 
-AllocationPolicy Policy(unsigned max, Placement placement = Placement::kSpread) {
+AllocationPolicy Policy(unsigned max, SpreadOrPack order = SpreadOrPack::kSpread) {
   AllocationPolicy p;
   p.max_containers_per_device = max;
-  p.placement = placement;
+  p.spread_or_pack = order;
   return p;
 }
 
@@ -186,14 +186,14 @@ TEST(Ledger, ASandboxStoppedWithACreateInFlightKeepsNothing) {
 TEST(Ledger, SpreadAndPackPlacement) {
   const auto node = Load("hetero-node.yaml");  // T4 #0, T4 #1 (same driver), AMD
   const auto nvidia = Request({{"dxshim.io/vendor", "nvidia"}});
-  Ledger spread(Policy(4, Placement::kSpread));
+  Ledger spread(Policy(4, SpreadOrPack::kSpread));
   const auto s1 = test::Reserve(spread, node, nvidia, "p1");
   const auto s2 = test::Reserve(spread, node, nvidia, "p2");
   const auto s3 = test::Reserve(spread, node, nvidia, "p3");
   EXPECT_EQ(s1.placed.devices[0].id, node.devices[0].id);  // ties: inventory order
   EXPECT_EQ(s2.placed.devices[0].id, node.devices[1].id);  // least loaded
   EXPECT_EQ(s3.placed.devices[0].id, node.devices[0].id);
-  Ledger pack(Policy(2, Placement::kPack));
+  Ledger pack(Policy(2, SpreadOrPack::kPack));
   EXPECT_EQ(test::Reserve(pack, node, nvidia, "p1").placed.devices[0].id, node.devices[0].id);
   EXPECT_EQ(test::Reserve(pack, node, nvidia, "p2").placed.devices[0].id,
             node.devices[0].id);  // fill first
@@ -504,12 +504,12 @@ TEST(LedgerMemory, TheDefaultAdmitsWhatCountingPodsAdmitted) {
                            "mcdm-compute.yaml", "hetero-node.yaml"}) {
     const auto node = Load(file);
     for (const unsigned max : {1u, 2u, 3u, 4u, 7u, 8u}) {
-      for (const auto placement : {Placement::kSpread, Placement::kPack}) {
+      for (const auto placement : {SpreadOrPack::kSpread, SpreadOrPack::kPack}) {
         auto counting = Policy(max, placement);
         counting.gpu_memory_reserved = 1ull << 50;
         const auto reference = Synced(counting);
         const auto memory = Synced(Policy(max, placement));
-        std::mt19937 random(max * 31 + (placement == Placement::kPack ? 1 : 0));
+        std::mt19937 random(max * 31 + (placement == SpreadOrPack::kPack ? 1 : 0));
         std::vector<std::string> holding;
         for (int step = 0; step < 200; ++step) {
           if (!holding.empty() && random() % 3 == 0) {

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <variant>
 
-#include "base/host_port.h"
+#include "shim/base/host_port.h"
 
 namespace dxshim::test {
 namespace {

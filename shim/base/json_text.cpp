@@ -1,4 +1,4 @@
-#include "base/json_text.h"
+#include "shim/base/json_text.h"
 
 namespace dxshim {
 

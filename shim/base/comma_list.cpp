@@ -1,4 +1,4 @@
-#include "base/comma_list.h"
+#include "shim/base/comma_list.h"
 
 namespace dxshim {
 

@@ -1,4 +1,4 @@
-#include "base/host_port.h"
+#include "shim/base/host_port.h"
 
 #include <charconv>
 
