@@ -311,4 +311,11 @@ std::vector<std::string> PluginArgs(const ServeConfig& cfg) {
   return args;
 }
 
+// The defaults are the table's: each key's, for this platform.
+ServeConfig::ServeConfig() {
+  for (const auto& option : ServeOptions()) {
+    if (option.set) option.set(*this, PlatformDefault(option));
+  }
+}
+
 }  // namespace dxshim::config

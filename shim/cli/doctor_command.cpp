@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "config/serve_config.h"
+#include "config/serve_config_keys.h"
 #include "shim/base/json_text.h"
 #include "shim/cli/logging.h"
 #include "shim/cli/platform.h"

@@ -7,6 +7,7 @@
 
 #include "config/device_snapshot_config.h"
 #include "config/serve_config.h"
+#include "config/serve_config_keys.h"
 #include "devices/device_source.h"
 #include "devices/device_table.h"
 #include "devices/node_labels.h"

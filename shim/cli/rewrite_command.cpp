@@ -10,6 +10,7 @@
 
 #include "config/device_snapshot_config.h"
 #include "config/serve_config.h"
+#include "config/serve_config_keys.h"
 #include "devices/device_source.h"
 #include "devices/dxshim_keys.h"
 #include "shim/cli/json_document.h"

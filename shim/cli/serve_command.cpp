@@ -12,6 +12,7 @@
 
 #include "config/device_snapshot_config.h"
 #include "config/serve_config.h"
+#include "config/serve_config_keys.h"
 #include "config/serve_option_table.h"
 #include "devices/allocation/gpu_memory.h"
 #include "devices/device_source.h"

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "config/device_snapshot_config.h"
+#include "config/serve_config_keys.h"
 #include "config/serve_option_table.h"
 
 namespace dxshim {

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "config/serve_config_keys.h"
 #include "tests/support/temp_dir.h"
 
 namespace dxshim::config {
