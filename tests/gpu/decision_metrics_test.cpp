@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "tests/support/http_get.h"
 
 namespace dxshim {
@@ -17,15 +20,15 @@ TEST(DecisionMetrics, DecisionsAreAllThereFromTheStart) {
   m.Count(DecisionOutcome::kInjected);
   m.Count(DecisionOutcome::kVendorMix);
   m.Count(DecisionOutcome::kVendorMix);
+  const std::map<DecisionOutcome, double> counted = {{DecisionOutcome::kInjected, 1},
+                                                     {DecisionOutcome::kVendorMix, 2}};
   const auto text = registry.Render();
   for (const auto outcome : kAllDecisionOutcomes) {
-    const double expected = outcome == DecisionOutcome::kInjected    ? 1
-                            : outcome == DecisionOutcome::kVendorMix ? 2
-                                                                     : 0;
-    EXPECT_EQ(Sample(text, "dxshim_create_container_decisions_total",
-                     {std::string("outcome=\"") + ToString(outcome) + "\""}),
-              expected)
-        << ToString(outcome);
+    const auto label = std::string("outcome=\"") + ToString(outcome) + "\"";
+    const auto it = counted.find(outcome);
+    EXPECT_EQ(Sample(text, "dxshim_create_container_decisions_total", {label}),
+              it == counted.end() ? 0 : it->second)
+        << label;
   }
 }
 
