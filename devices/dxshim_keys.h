@@ -34,7 +34,8 @@ inline constexpr char kShared[] = "shared";
 // (shim/device_plugin/device_plugin_service.cpp) into the ContainerConfig of each container that
 // asks for the extended resource; read by the CreateContainer scan and decision (shim/gpu) and by
 // the runtime record (shim/runtime_record/runtime_record.cpp). The value lists the plugin slots
-// kubelet gave the container, comma separated: their number is how many GPUs it gets. A pod cannot
+// kubelet gave the container, comma separated (blanks around an id are dropped, as in every comma
+// list dxshim reads: shim/base/comma_list.h): their number is how many GPUs it gets. A pod cannot
 // set it (kubelet puts pod annotations on the sandbox, not on containers), and it names no path.
 inline constexpr char kPluginSlotsAnnotation[] = "dxshim.io/plugin-slots";
 // The same for the memory resource (kGpuMemoryResource): the memory units kubelet gave the

@@ -6,6 +6,12 @@ namespace dxshim {
 
 std::string HostPort::HostText() const { return bracketed ? "[" + host + "]" : host; }
 
+std::string HostPort::DialHost() const {
+  if (host == "0.0.0.0") return "127.0.0.1";
+  if (host == "::") return "::1";
+  return host;
+}
+
 std::variant<HostPort, std::string> ParseHostPort(std::string_view text) {
   HostPort out;
   std::string_view host;

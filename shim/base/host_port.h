@@ -17,10 +17,14 @@ struct HostPort {
 
   // The host as written: "[::1]" for an IPv6 address, else the host itself.
   std::string HostText() const;
+  // The host to connect to on this node: a wildcard address (0.0.0.0, ::), which a server may
+  // listen on but nobody can dial, becomes the loopback address of its family.
+  std::string DialHost() const;
 };
 
 // `text` as HOST:PORT, or why it is not: "no port", "empty host", "unterminated IPv6 address",
-// "the port is not a number from 0 to 65535" (callers put it in their own message).
+// "expected ':PORT' after the IPv6 address", "an IPv6 address must be in brackets, ...", "the
+// port is not a number from 0 to 65535" (callers put it in their own message).
 std::variant<HostPort, std::string> ParseHostPort(std::string_view text);
 // The HOST of `text` as written ("[::1]" with its brackets), for messages about an address that
 // was checked already; `text` itself when it is not HOST:PORT.

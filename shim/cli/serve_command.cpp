@@ -17,7 +17,6 @@
 #include "devices/allocation/gpu_memory.h"
 #include "devices/device_source.h"
 #include "devices/node_feature_file.h"
-#include "shim/base/host_port.h"
 #include "shim/cli/logging.h"
 #include "shim/cli/platform.h"
 #include "shim/cli/serve_command_line.h"

@@ -14,9 +14,9 @@ Check CheckMetrics(const std::string& listen, std::chrono::milliseconds timeout)
     return Failed("metrics", "metrics-listen " + listen + " is not HOST:PORT (" + *why + ")",
                   "give metrics-listen an IP address and a port, e.g. 127.0.0.1:9464");
   }
-  auto [host, port, bracketed] = std::get<HostPort>(parsed);
-  if (host == "0.0.0.0") host = "127.0.0.1";
-  if (host == "::") host = "::1";
+  const auto& address = std::get<HostPort>(parsed);
+  const auto host = address.DialHost();
+  const auto port = address.port;
   if (port == 0) {
     return Warning("metrics", "metrics-listen " + listen + " takes any free port: not known here",
                    "give metrics-listen a fixed port (dxshim's log names the one it took)");

@@ -57,8 +57,13 @@ Proof Check(NodeSystem& node, const ProofTarget& target) {
               "dxshim's metrics endpoint is off (metrics-listen): the calls it relays "
               "for kubelet cannot be counted"};
     }
+    if (address->port == 0) {
+      return {false, "dxshim's metrics endpoint takes any free port (metrics-listen " +
+                         target.metrics_address +
+                         "): the calls it relays for kubelet cannot be counted here"};
+    }
     const auto metrics =
-        node.HttpGet(address->host, address->port, "/metrics", std::chrono::seconds(5));
+        node.HttpGet(address->DialHost(), address->port, "/metrics", std::chrono::seconds(5));
     static const std::regex kCount(
         R"re((^|\n)dxshim_pipe_clients_total\{program="kubelet\.exe"\} ([0-9.e+]+))re");
     std::smatch match;

@@ -1,4 +1,4 @@
-// Comma lists (base/comma_list.h): split at every ',', blanks around each item dropped, empty
+// Comma lists (shim/base/comma_list.h): split at every ',', blanks around each item dropped, empty
 // items kept for the caller to judge.
 #include "shim/base/comma_list.h"
 

@@ -1,5 +1,5 @@
-// HOST:PORT (base/host_port.h): IPv4, names and bracketed IPv6 hosts with a port from 0 to 65535;
-// each malformed form is refused with the reason a caller puts in its message.
+// HOST:PORT (shim/base/host_port.h): IPv4, names and bracketed IPv6 hosts with a port from 0 to
+// 65535; each malformed form is refused with the reason a caller puts in its message.
 #include "shim/base/host_port.h"
 
 #include <gtest/gtest.h>
@@ -47,6 +47,15 @@ TEST(HostPort, Ipv4NamesAndIpv6InBrackets) {
     EXPECT_EQ(HostTextOf(c.text), c.host_text) << c.text;
   }
   EXPECT_EQ(HostTextOf("no-port"), "no-port");
+}
+
+TEST(HostPort, AWildcardAddressIsDialedAtItsLoopback) {
+  const auto dial = [](const char* text) { return Parsed(text).DialHost(); };
+  EXPECT_EQ(dial("0.0.0.0:9464"), "127.0.0.1");
+  EXPECT_EQ(dial("[::]:9464"), "::1");
+  EXPECT_EQ(dial("[::1]:9464"), "::1");
+  EXPECT_EQ(dial("10.0.0.5:9464"), "10.0.0.5");
+  EXPECT_EQ(dial("node-a:9464"), "node-a");
 }
 
 TEST(HostPort, RefusalsSayWhatIsWrong) {

@@ -1,4 +1,4 @@
-// JSON text (base/json_text.h): string literals with their escapes (short ones for \n \r \t,
+// JSON text (shim/base/json_text.h): string literals with their escapes (short ones for \n \r \t,
 // \u00XX for other control characters and DEL, UTF-8 as it is) and JSON's number grammar.
 #include "shim/base/json_text.h"
 
