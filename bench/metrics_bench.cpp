@@ -19,13 +19,8 @@
 
 #include "devices/allocation/device_request.h"
 #include "devices/device_source.h"
-#include "shim/gpu/decision_metrics.h"
-#include "shim/ledger/holding_collector.h"
+#include "shim/cli/serve_metrics.h"
 #include "shim/ledger/ledger.h"
-#include "shim/ledger/node_collector.h"
-#include "shim/ledger/resync_metrics.h"
-#include "shim/metrics/metrics.h"
-#include "shim/metrics/relay_metrics.h"
 #include "tests/support/ledger_reserve.h"
 
 namespace {
@@ -91,11 +86,10 @@ double ScrapeWithHolders(int holders, std::size_t* bytes) {
                       "team-" + std::to_string(i % 7) + "/encoder-" + std::to_string(i), "encoder")
                       .id);
   }
-  dxshim::metrics::Metrics metrics;
-  metrics.AddCollector([&] { return dxshim::CollectNode(snapshot, ledger); });
-  metrics.AddCollector([&] { return dxshim::CollectHoldings(snapshot, ledger); });
-  *bytes = metrics.Render().size();
-  return NsPer(200, [&](int) { *bytes = metrics.Render().size(); }) / 1000.0;
+  dxshim::ServeMetrics metrics;  // every series serve registers
+  metrics.CollectNode(snapshot, ledger);
+  *bytes = metrics.registry.Render().size();
+  return NsPer(200, [&](int) { *bytes = metrics.registry.Render().size(); }) / 1000.0;
 }
 
 }  // namespace
@@ -107,11 +101,9 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--calls") == 0) calls = std::stoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--holders") == 0) holders = std::stoi(argv[i + 1]);
   }
-  // The registry with every series serve registers on it (shim/cli/serve_metrics.h).
-  dxshim::metrics::Metrics metrics;
-  dxshim::metrics::RelayMetrics relay(metrics);
-  const dxshim::DecisionMetrics decisions(metrics);
-  const dxshim::ResyncMetrics resyncs(metrics);
+  dxshim::ServeMetrics serve;  // every series serve registers
+  auto& metrics = serve.registry;
+  auto& relay = serve.relay;
   const auto record = [&](int i) {
     const auto accepted = Clock::now();  // ProxiedCall::Accepted
     const auto& method = kMethods[static_cast<std::size_t>(i) % kMethods.size()];
