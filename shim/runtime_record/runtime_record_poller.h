@@ -19,8 +19,8 @@
 #include <thread>
 
 #include "runtime/v1/api.grpc.pb.h"
-#include "shim/runtime_record/runtime_record.h"
 #include "shim/proxy/endpoint.h"
+#include "shim/runtime_record/runtime_record.h"
 
 namespace dxshim {
 

@@ -1,6 +1,6 @@
-// The runtime record (shim/runtime_record/runtime_record.h): what a ListPodSandbox and a ListContainers
-// answer say about who holds GPUs (ready sandboxes, the containers dxshim labelled, exited or not),
-// and which runtime handler runs each sandbox.
+// The runtime record (shim/runtime_record/runtime_record.h): what a ListPodSandbox and a
+// ListContainers answer say about who holds GPUs (ready sandboxes, the containers dxshim labelled,
+// exited or not), and which runtime handler runs each sandbox.
 #include "shim/runtime_record/runtime_record.h"
 
 #include <gtest/gtest.h>
