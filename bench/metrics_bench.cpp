@@ -1,11 +1,12 @@
 // What dxshim's metrics cost the relay thread per call: the two clock reads ProxiedCall makes and
-// Metrics::CallAnswered (method lookup, status counter, latency histogram), for a mix of 12 CRI
-// methods and 3 codes. Printed next to, in the same run, the cost of one thing the relay already
-// does per call (copying the method name into a std::string, as GenericStub::PrepareUnaryCall
-// does), and again while another thread scrapes without pause (the histograms' locks contended).
-// And what one scrape of those series costs (off the relay path), and a scrape of a node whose
-// 16 GPUs are held by 500 containers (one dxshim_container_gpu_info series each, plus each pod's
-// reservation) next to the same node with no holder. The 16 GPUs are made up: no GPU exists here.
+// RelayMetrics::CallAnswered (method lookup, status counter, latency histogram), for a mix of 12
+// CRI methods and 3 codes. Printed next to, in the same run, the cost of one thing the relay
+// already does per call (copying the method name into a std::string, as
+// GenericStub::PrepareUnaryCall does), and again while another thread scrapes without pause (the
+// histograms' locks contended). And what one scrape of those series costs (off the relay path), and
+// a scrape of a node whose 16 GPUs are held by 500 containers (one dxshim_container_gpu_info series
+// each, plus each pod's reservation) next to the same node with no holder. The 16 GPUs are made up:
+// no GPU exists here.
 //
 // usage: metrics_bench [--calls N] [--holders N]
 #include <atomic>
@@ -18,10 +19,9 @@
 
 #include "devices/allocation/device_request.h"
 #include "devices/device_source.h"
+#include "shim/cli/serve_metrics.h"
 #include "shim/ledger/ledger.h"
-#include "shim/metrics/holding_collector.h"
-#include "shim/metrics/metrics.h"
-#include "shim/metrics/node_collector.h"
+#include "tests/support/ledger_reserve.h"
 
 namespace {
 
@@ -81,17 +81,15 @@ double ScrapeWithHolders(int holders, std::size_t* bytes) {
   const auto request = *dxshim::devices::ParseDeviceRequest({{"dxshim.io/gpu-memory", "512Mi"}});
   for (int i = 0; i < holders; ++i) {
     const auto sandbox = "sandbox-" + std::to_string(i);
-    ledger.Commit(ledger
-                      .Reserve(*snapshot.Current(), request, sandbox,
-                               "team-" + std::to_string(i % 7) + "/encoder-" + std::to_string(i),
-                               "encoder")
+    ledger.Commit(dxshim::test::Reserve(
+                      ledger, *snapshot.Current(), request, sandbox,
+                      "team-" + std::to_string(i % 7) + "/encoder-" + std::to_string(i), "encoder")
                       .id);
   }
-  dxshim::metrics::Metrics metrics;
-  metrics.AddCollector([&] { return dxshim::metrics::CollectNode(snapshot, ledger); });
-  metrics.AddCollector([&] { return dxshim::metrics::CollectHoldings(snapshot, ledger); });
-  *bytes = metrics.Render().size();
-  return NsPer(200, [&](int) { *bytes = metrics.Render().size(); }) / 1000.0;
+  dxshim::ServeMetrics metrics;  // every series serve registers
+  metrics.CollectNode(snapshot, ledger);
+  *bytes = metrics.registry.Render().size();
+  return NsPer(200, [&](int) { *bytes = metrics.registry.Render().size(); }) / 1000.0;
 }
 
 }  // namespace
@@ -103,11 +101,13 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--calls") == 0) calls = std::stoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--holders") == 0) holders = std::stoi(argv[i + 1]);
   }
-  dxshim::metrics::Metrics metrics;
+  dxshim::ServeMetrics serve;  // every series serve registers
+  auto& metrics = serve.registry;
+  auto& relay = serve.relay;
   const auto record = [&](int i) {
     const auto accepted = Clock::now();  // ProxiedCall::Accepted
     const auto& method = kMethods[static_cast<std::size_t>(i) % kMethods.size()];
-    metrics.CallAnswered(method, kCodes[static_cast<std::size_t>(i) % 3], Clock::now() - accepted);
+    relay.CallAnswered(method, kCodes[static_cast<std::size_t>(i) % 3], Clock::now() - accepted);
   };
   volatile std::size_t sink = 0;  // keeps the copies from being optimized away
   const auto copy_method = [&](int i) {

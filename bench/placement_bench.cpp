@@ -13,11 +13,12 @@
 
 #include "devices/allocation/gpu_memory.h"
 #include "shim/ledger/ledger.h"
+#include "tests/support/ledger_reserve.h"
 
 namespace {
 
 using dxshim::devices::AllocationError;
-using dxshim::devices::Placement;
+using dxshim::devices::SpreadOrPack;
 constexpr std::uint64_t kGi = 1ull << 30;
 
 struct Outcome {
@@ -42,11 +43,11 @@ dxshim::devices::Inventory Node() {
   return node;
 }
 
-Outcome Run(Placement placement, bool churn, unsigned seed) {
+Outcome Run(SpreadOrPack order, bool churn, unsigned seed) {
   const auto node = Node();
   dxshim::devices::AllocationPolicy policy;
   policy.max_containers_per_device = 16;
-  policy.placement = placement;
+  policy.spread_or_pack = order;
   dxshim::Ledger ledger(policy);
   ledger.BeginResync();
   ledger.FinishResync({});
@@ -74,7 +75,7 @@ Outcome Run(Placement placement, bool churn, unsigned seed) {
     }
     const auto sandbox = "pod-" + std::to_string(pod);
     try {
-      ledger.Commit(ledger.Reserve(node, request, sandbox, sandbox).id);
+      ledger.Commit(dxshim::test::Reserve(ledger, node, request, sandbox, sandbox).id);
       holding.push_back(sandbox);
       ++out.admitted;
     } catch (const AllocationError&) {
@@ -101,7 +102,7 @@ int main() {
   std::printf("%-18s %-7s %9s %9s %12s %22s\n", "phase", "policy", "admitted", "refused",
               "utilisation", "kubelet-admits-refused");
   for (const bool churn : {false, true}) {
-    for (const auto placement : {Placement::kSpread, Placement::kPack}) {
+    for (const auto placement : {SpreadOrPack::kSpread, SpreadOrPack::kPack}) {
       Outcome sum;
       for (unsigned seed = 1; seed <= 5; ++seed) {
         const auto o = Run(placement, churn, seed);

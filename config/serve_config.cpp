@@ -6,120 +6,10 @@
 #include <charconv>
 #include <functional>
 
-#include "config/extra_runtime_files_config.h"
-#include "config/serve_option_table.h"
 #include "devices/node_labels.h"
+#include "shim/base/host_port.h"
 
 namespace dxshim::config {
-namespace {
-
-// Four decimal octets, "127.0.0.1".
-bool IsIpv4Address(std::string_view host) {
-  for (int i = 0; i < 4; ++i) {
-    const auto dot = host.find('.');
-    if ((i < 3) != (dot != std::string_view::npos)) return false;  // exactly three dots
-    const auto part = host.substr(0, dot);
-    unsigned octet = 0;
-    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), octet);
-    if (part.empty() || part.size() > 3 || ec != std::errc() || end != part.data() + part.size() ||
-        octet > 255) {
-      return false;
-    }
-    if (dot != std::string_view::npos) host.remove_prefix(dot + 1);
-  }
-  return true;
-}
-
-std::string KnownKeys() {
-  std::string out;
-  for (const auto& key : ServeKeys()) out += (out.empty() ? "" : ", ") + key;
-  return out;
-}
-
-}  // namespace
-
-ServeConfig::ServeConfig() {
-  for (const auto& option : ServeOptions()) {
-    if (option.set) option.set(*this, PlatformDefault(option));
-  }
-}
-
-const std::vector<std::string>& ServeKeys() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const auto& option : ServeOptions()) {
-      if (option.set) out.emplace_back(option.key);
-    }
-    return out;
-  }();
-  return names;
-}
-
-void ApplyServeKey(ServeConfig& config, std::string_view key, std::string_view value,
-                   std::string_view source) {
-  const auto* option = FindServeOption(key);
-  if (!option || !option->set) {
-    throw ConfigError(std::string(source) + ": unknown key '" + std::string(key) +
-                      "' (known keys: " + KnownKeys() + ")");
-  }
-  if (value.empty()) {
-    throw ConfigError(std::string(source) + ": key '" + std::string(key) + "' is empty");
-  }
-  try {
-    option->set(config, value);
-  } catch (const ConfigError& e) {
-    throw ConfigError(std::string(source) + ": key '" + std::string(key) + "': " + e.what());
-  }
-}
-
-void ApplyServeConfigFile(ServeConfig& config, const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw ConfigError("config " + path + ": cannot read the file");
-  } catch (const YAML::Exception& e) {
-    throw ConfigError("config " + path + ": line " + std::to_string(e.mark.line + 1) +
-                      ": invalid YAML: " + e.msg);
-  }
-  if (root.IsNull()) return;  // an empty file keeps the defaults
-  if (!root.IsMap()) {
-    throw ConfigError("config " + path + ": the top level must be a mapping of keys to values");
-  }
-  for (const auto& entry : root) {
-    std::string where = "config " + path;
-    where += " line " + std::to_string(entry.first.Mark().line + 1);
-    if (!entry.first.IsScalar()) throw ConfigError(where + ": a key must be a plain string");
-    const auto key = entry.first.as<std::string>();
-    if (key == "extra-runtime-files") {
-      config.extra_runtime_files = ParseExtraRuntimeFiles(entry.second, "config " + path);
-      continue;
-    }
-    const bool list_key =
-        key == "allow-namespaces" || key == "deny-namespaces" || key == "vm-runtime-handlers";
-    if (list_key && entry.second.IsSequence()) {
-      std::string joined;
-      for (const auto& item : entry.second) {
-        if (!item.IsScalar())
-          throw ConfigError(where.append(": key '").append(key).append("': not a name list"));
-        joined += (joined.empty() ? "" : ",") + item.as<std::string>();
-      }
-      auto& list = key == "allow-namespaces"  ? config.policy.allow_namespaces
-                   : key == "deny-namespaces" ? config.policy.deny_namespaces
-                                              : config.vm_runtime_handlers;
-      if (joined.empty()) {
-        list.clear();
-      } else {
-        ApplyServeKey(config, key, joined, where);
-      }
-      continue;
-    }
-    if (!entry.second.IsScalar()) {
-      throw ConfigError(where.append(": key '").append(key).append("' must have a single value"));
-    }
-    ApplyServeKey(config, key, entry.second.as<std::string>(), where);
-  }
-}
 
 bool ParseBool(std::string_view text) {
   if (text == "true") return true;
@@ -137,18 +27,12 @@ std::string ParseMetricsListen(std::string_view text) {
   if (text.starts_with("unix:")) {
     throw bad("unix sockets are not served: Prometheus and kubelet's probes speak TCP");
   }
-  const auto colon = text.rfind(':');
-  if (colon == std::string_view::npos) throw bad("no port");
-  const auto host = text.substr(0, colon);
-  const auto port = text.substr(colon + 1);
-  unsigned number = 0;
-  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), number);
-  if (port.empty() || ec != std::errc() || end != port.data() + port.size() || number > 65535) {
-    throw bad("the port is not a number from 0 to 65535");
-  }
-  const bool v6 = host.size() > 2 && host.front() == '[' && host.back() == ']' &&
-                  host.find_first_not_of("0123456789abcdefABCDEF:.", 1) == host.size() - 1;
-  if (!v6 && !IsIpv4Address(host)) throw bad("the host must be an IP address, not a name");
+  const auto parsed = ParseHostPort(text);
+  if (const auto* why = std::get_if<std::string>(&parsed)) throw bad(why->c_str());
+  const auto& address = std::get<HostPort>(parsed);
+  const bool ip =
+      address.bracketed ? LooksLikeIpv6Address(address.host) : IsIpv4Address(address.host);
+  if (!ip) throw bad("the host must be an IP address, not a name");
   return std::string(text);
 }
 

@@ -87,21 +87,9 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The keys a file or the flags may set, in the order `--help` shows them.
-const std::vector<std::string>& ServeKeys();
-
-// Sets one key from its textual value. `source` names where the value came from, for errors.
-void ApplyServeKey(ServeConfig& config, std::string_view key, std::string_view value,
-                   std::string_view source);
-
 // What no single key can say: keys that contradict each other (the memory resource named as the
 // slots resource). Throws ConfigError naming both keys.
 void CheckServeConfig(const ServeConfig& cfg);
-
-// Applies every key of a YAML mapping file on top of `config`. Scalar keys are the flags' names;
-// list-valued keys (allow-namespaces, deny-namespaces, vm-runtime-handlers) also take a YAML list;
-// the mapping-valued extra-runtime-files exists only in files.
-void ApplyServeConfigFile(ServeConfig& config, const std::string& path);
 
 // "0660" or "660" (octal, at most 0777).
 std::uint32_t ParseSocketMode(std::string_view text);

@@ -4,9 +4,11 @@
 #include <charconv>
 #include <chrono>
 
+#include "config/serve_defaults.h"
 #include "devices/allocation/gpu_memory.h"
+#include "devices/byte_quantity.h"
 #include "devices/dxshim_keys.h"
-#include "devices/inventory_file.h"
+#include "shim/base/comma_list.h"
 
 namespace dxshim::config {
 namespace {
@@ -28,8 +30,8 @@ std::string ParseSddl(std::string_view text) {
     return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f;
   });
   if (!printable || !(text.starts_with("D:") || text.starts_with("O:") || text.starts_with("G:"))) {
-    throw ConfigError("'" + std::string(text) +
-                      "' is not a security descriptor in SDDL (e.g. D:P(A;;GA;;;SY)(A;;GA;;;BA))");
+    throw ConfigError("'" + std::string(text) + "' is not a security descriptor in SDDL (e.g. " +
+                      kDefaultPipeSddl + ")");
   }
   return std::string(text);
 }
@@ -67,9 +69,9 @@ std::uint64_t ParseDefaultGpuMemory(std::string_view text) {
 
 std::string Size(std::uint64_t bytes) { return std::to_string(bytes); }
 
-devices::Placement ParsePlacement(std::string_view text) {
-  if (text == "spread") return devices::Placement::kSpread;
-  if (text == "pack") return devices::Placement::kPack;
+devices::SpreadOrPack ParseSpreadOrPack(std::string_view text) {
+  if (text == "spread") return devices::SpreadOrPack::kSpread;
+  if (text == "pack") return devices::SpreadOrPack::kPack;
   throw ConfigError("'" + std::string(text) + "' is not spread or pack");
 }
 
@@ -77,13 +79,7 @@ devices::Placement ParsePlacement(std::string_view text) {
 // handlers are (`what` names which, for the error).
 std::vector<std::string> SplitList(std::string_view text, std::string_view what) {
   std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    auto comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    auto item = text.substr(start, comma - start);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+  for (const auto item : SplitCommaList(text)) {
     const bool valid =
         !item.empty() && item.size() <= 63 && std::all_of(item.begin(), item.end(), [](char c) {
           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
@@ -93,7 +89,6 @@ std::vector<std::string> SplitList(std::string_view text, std::string_view what)
                         " (a-z, 0-9, '-')");
     }
     out.emplace_back(item);
-    start = comma + 1;
   }
   return out;
 }
@@ -128,7 +123,7 @@ const std::vector<ServeOption> kOptions = {
      [](C& c, V v) { c.runtime = Text(v); }, [](const C& c) { return c.runtime; }},
     {"socket-mode", "octal", "0660", nullptr, "", "file mode of the listening unix socket", false,
      [](C& c, V v) { c.socket_mode = ParseSocketMode(v); }, nullptr},
-    {"pipe-sddl", "sddl", "D:P(A;;GA;;;SY)(A;;GA;;;BA)", nullptr, "",
+    {"pipe-sddl", "sddl", kDefaultPipeSddl, nullptr, "",
      "Windows: who may open the listening pipe (SDDL; default SYSTEM and Administrators only)",
      false, [](C& c, V v) { c.pipe_sddl = ParseSddl(v); }, nullptr},
     {"log-level", "level", "info", nullptr, "",
@@ -192,7 +187,7 @@ const std::vector<ServeOption> kOptions = {
     {"placement", "placement", "spread", nullptr, "",
      "`spread` (the matching GPU with the most free memory first) or `pack` (the one with the "
      "least free memory that still fits)",
-     false, [](C& c, V v) { c.policy.placement = ParsePlacement(v); }, nullptr},
+     false, [](C& c, V v) { c.policy.spread_or_pack = ParseSpreadOrPack(v); }, nullptr},
     {"allow-namespaces", "list", "-", nullptr, "all",
      "namespaces whose pods may request GPUs (comma list or YAML list; `-` for all)", false,
      [](C& c, V v) { c.policy.allow_namespaces = ListOrNone(v, "namespace name"); }, nullptr},
@@ -252,10 +247,10 @@ const std::vector<ServeOption> kOptions = {
     {"target", "target", "linux", "windows", "",
      "`windows` or `linux`: how devices enter a container", false,
      [](C& c, V v) { c.target = ParseTarget(v); }, nullptr},
-    {"linux-system32-path", "path", "/usr/lib/dxshim", nullptr, "",
+    {"linux-system32-path", "path", kDefaultLinuxSystem32Path, nullptr, "",
      "`linux` target: where a device's System32 runtime files appear", false,
      [](C& c, V v) { c.linux_system32_path = ContainerPath(v); }, nullptr},
-    {"linux-syswow64-path", "path", "/usr/lib32/dxshim", nullptr, "",
+    {"linux-syswow64-path", "path", kDefaultLinuxSyswow64Path, nullptr, "",
      "`linux` target: where its SysWOW64 runtime files appear", false,
      [](C& c, V v) { c.linux_syswow64_path = ContainerPath(v); }, nullptr},
 };
@@ -314,6 +309,13 @@ std::vector<std::string> PluginArgs(const ServeConfig& cfg) {
     args.push_back(option.get(cfg));
   }
   return args;
+}
+
+// The defaults are the table's: each key's, for this platform.
+ServeConfig::ServeConfig() {
+  for (const auto& option : ServeOptions()) {
+    if (option.set) option.set(*this, PlatformDefault(option));
+  }
 }
 
 }  // namespace dxshim::config

@@ -23,7 +23,7 @@ struct ServeOption {
   const char* help;
   bool to_plugin;  // the device plugin child (`dxshim device-plugin`) is given it
   // Sets the key from its text; throws ConfigError. Null: the key exists only in files
-  // (extra-runtime-files, a mapping: serve_config.cpp reads it).
+  // (extra-runtime-files, a mapping: serve_config_keys.cpp reads it).
   void (*set)(ServeConfig&, std::string_view);
   // The value in the key's syntax, for the child's command line; null unless to_plugin.
   std::string (*get)(const ServeConfig&);

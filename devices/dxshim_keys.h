@@ -22,6 +22,10 @@ inline constexpr char kSharing[] = "dxshim.io/sharing";        // exclusive or s
 inline constexpr char kContainers[] = "dxshim.io/containers";  // the scope
 inline constexpr char kGpuMemory[] = "dxshim.io/gpu-memory";   // reserved per GPU, e.g. 6Gi
 
+// Every pod annotation of a GPU request, in the order messages list them.
+inline constexpr std::string_view kRequestKeys[] = {
+    kGpu, kClass, kVendor, kMinMemory, kGpuMemory, kRequires, kDevice, kSharing, kContainers};
+
 // The values of kSharing (pod annotation) and kSharingLabel (container label).
 inline constexpr char kExclusive[] = "exclusive";
 inline constexpr char kShared[] = "shared";
@@ -29,9 +33,10 @@ inline constexpr char kShared[] = "shared";
 // Container annotation: written by kubelet from dxshim's device plugin Allocate answer
 // (shim/device_plugin/device_plugin_service.cpp) into the ContainerConfig of each container that
 // asks for the extended resource; read by the CreateContainer scan and decision (shim/gpu) and by
-// the runtime record (shim/ledger/runtime_record.cpp). The value lists the plugin slots kubelet
-// gave the container, comma separated: their number is how many GPUs it gets. A pod cannot set it
-// (kubelet puts pod annotations on the sandbox, not on containers), and it names no path.
+// the runtime record (shim/runtime_record/runtime_record.cpp). The value lists the plugin slots
+// kubelet gave the container, comma separated (blanks around an id are dropped, as in every comma
+// list dxshim reads: shim/base/comma_list.h): their number is how many GPUs it gets. A pod cannot
+// set it (kubelet puts pod annotations on the sandbox, not on containers), and it names no path.
 inline constexpr char kPluginSlotsAnnotation[] = "dxshim.io/plugin-slots";
 // The same for the memory resource (kGpuMemoryResource): the memory units kubelet gave the
 // container, comma separated; their number times the serve key gpu-memory-unit is the memory the
@@ -39,8 +44,8 @@ inline constexpr char kPluginSlotsAnnotation[] = "dxshim.io/plugin-slots";
 inline constexpr char kPluginMemoryUnitsAnnotation[] = "dxshim.io/plugin-memory-units";
 
 // Container labels: written by the injection (shim/gpu/injection.cpp) into the created
-// container, read back from the runtime by the runtime record (shim/ledger/runtime_record.cpp)
-// to rebuild who holds which GPU.
+// container, read back from the runtime by the runtime record
+// (shim/runtime_record/runtime_record.cpp) to rebuild who holds which GPU.
 inline constexpr char kDevicesLabel[] = "dxshim.io/devices";  // device ids, comma list
 inline constexpr char kSharingLabel[] = "dxshim.io/sharing";  // exclusive or shared
 // Bytes of GPU memory reserved on each of kDevicesLabel's GPUs, a comma list in the same order

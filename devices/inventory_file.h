@@ -23,11 +23,5 @@ std::vector<Device> LoadInventoryFile(const std::string& path);
 std::vector<Device> ParseInventory(const std::string& text, const std::string& origin);
 std::string WriteInventoryYaml(const std::vector<Device>& devices);
 std::string WriteInventoryJson(const std::vector<Device>& devices);
-// `s` as a JSON string literal, quotes included (control characters escaped).
-std::string JsonString(std::string_view s);
-
-// "16Gi", "512Mi", "1.5Gi", "8G", "1073741824": bytes (a fraction rounded up to whole bytes, as
-// Kubernetes rounds quantities). Throws std::invalid_argument.
-std::uint64_t ParseByteQuantity(const std::string& text);
 
 }  // namespace dxshim::devices

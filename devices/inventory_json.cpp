@@ -1,37 +1,11 @@
 // The JSON inventory writer, kept apart from the YAML code so that dxshim-devices.exe (built
 // with mingw, which has no yaml-cpp here) can write inventories too.
-#include <cstdio>
 #include <sstream>
 
 #include "devices/inventory_file.h"
+#include "shim/base/json_text.h"
 
 namespace dxshim::devices {
-
-std::string JsonString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 std::string WriteInventoryJson(const std::vector<Device>& devices) {
   std::ostringstream out;

@@ -79,10 +79,11 @@ for top in sorted({folder.split("/")[0] for folder in allowed}):
 # The tests mirror the code. tests/<path> holds the tests of the folder <path>, or of the library
 # folder that ends with it (tests/proxy: shim/proxy, tests/cri-api/runtime/v1: cri-api/runtime/v1), one unit's tests
 # per file named after it (<unit>_test.cpp for <unit>.h, .cpp or .proto); every test that starts
-# a containerd (through tests/support/containerd.h or gpu_node.h) is tests/e2e/<what>_e2e_test.cpp
-# and nothing else is; every test file opens with a comment saying what it proves.
-OWN_RULES = {"support", "e2e", "windows", "linux", "fuzz", "golden", "demo", "proto", "images"}
-STARTS_CONTAINERD = re.compile(r'#include "tests/support/(containerd|gpu_node)\.h"')
+# the whole program (a containerd through tests/support/containerd.h or gpu_node.h, the dxshim
+# binary through dxshim_process.h) is tests/e2e/<what>_e2e_test.cpp and nothing else is; every
+# test file opens with a comment saying what it proves.
+OWN_RULES = {"support", "e2e", "linux", "fuzz", "golden", "demo", "proto", "images"}
+STARTS_PROGRAM = re.compile(r'#include "tests/support/(containerd|gpu_node|dxshim_process)\.h"')
 tests_dir = os.path.join(source_dir, "tests")
 mirrored = 0
 for root, _, files in os.walk(tests_dir):
@@ -100,13 +101,13 @@ for root, _, files in os.walk(tests_dir):
             problems.append(f"{path}: no opening comment saying what it proves")
         if not name.endswith(".cpp"):
             continue
-        starts = STARTS_CONTAINERD.search("\n".join(lines)) is not None
+        starts = STARTS_PROGRAM.search("\n".join(lines)) is not None
         if top == "e2e":
             if not name.endswith("_e2e_test.cpp") or not starts:
-                problems.append(f"{path}: tests/e2e holds <what>_e2e_test.cpp that start containerd")
+                problems.append(f"{path}: tests/e2e holds <what>_e2e_test.cpp that start the program")
             continue
         if starts or name.endswith("_e2e_test.cpp"):
-            problems.append(f"{path}: starts containerd or is named _e2e: it belongs in tests/e2e")
+            problems.append(f"{path}: starts the program or is named _e2e: it belongs in tests/e2e")
         if top in OWN_RULES or sub == ".":
             if sub == ".":
                 problems.append(f"{path}: in no folder (tests/<folder> mirrors the code)")

@@ -9,7 +9,7 @@
 
 namespace dxshim::devices {
 
-enum class Placement {
+enum class SpreadOrPack {
   kSpread,  // least-loaded device first
   kPack,    // most-loaded device that still has room first (keeps whole devices free)
 };
@@ -26,7 +26,7 @@ struct AllocationPolicy {
   std::uint64_t default_gpu_memory = 0;
   std::uint64_t gpu_memory_reserved = 0;
   std::uint64_t gpu_memory_unit = 1ull << 30;
-  Placement placement = Placement::kSpread;
+  SpreadOrPack spread_or_pack = SpreadOrPack::kSpread;
   // Pod namespaces that may request GPUs: empty allow list = every namespace; the deny list
   // wins over the allow list.
   std::vector<std::string> allow_namespaces;
@@ -36,6 +36,6 @@ struct AllocationPolicy {
   bool narrow_class_devices = false;
 };
 
-const char* ToString(Placement p);
+const char* ToString(SpreadOrPack p);
 
 }  // namespace dxshim::devices

@@ -6,9 +6,10 @@
 #include <set>
 
 #include "devices/allocation/gpu_memory.h"
+#include "devices/byte_quantity.h"
 #include "devices/dxshim_keys.h"
-#include "devices/inventory_file.h"
 #include "devices/runtime_files.h"
+#include "shim/base/comma_list.h"
 
 namespace dxshim::devices {
 namespace {
@@ -21,26 +22,18 @@ constexpr unsigned kMaxCount = 16;
   throw RequestError("annotation " + key + "='" + value + "': " + problem);
 }
 
-std::string Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return std::string(s);
-}
+std::string Trim(std::string_view s) { return std::string(TrimBlanks(s)); }
 
 // Comma-separated, no empty items, no duplicates (case-insensitive).
 std::vector<std::string> List(const std::string& key, const std::string& value) {
   std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= value.size()) {
-    auto comma = value.find(',', start);
-    if (comma == std::string::npos) comma = value.size();
-    auto item = Trim(std::string_view(value).substr(start, comma - start));
+  for (const auto view : SplitCommaList(value)) {
+    std::string item(view);
     if (item.empty()) Fail(key, value, "has an empty item");
     for (const auto& seen : out) {
       if (EqualsIgnoreCase(seen, item)) Fail(key, value, "lists '" + item + "' twice");
     }
     out.push_back(std::move(item));
-    start = comma + 1;
   }
   return out;
 }
@@ -171,21 +164,26 @@ std::optional<DeviceRequest> ParseDeviceRequest(
         Fail(key, value, e.what());
       }
     } else {
-      throw RequestError("annotation " + it->first +
-                         ": unknown dxshim.io/ key (known: gpu, class, vendor, min-memory, "
-                         "gpu-memory, requires, device, sharing, containers)");
+      std::string known;
+      for (const auto request_key : keys::kRequestKeys) {
+        known += (known.empty() ? "" : ", ") +
+                 std::string(request_key.substr(std::string_view(keys::kPrefix).size()));
+      }
+      throw RequestError("annotation " + it->first + ": unknown " + keys::kPrefix +
+                         " key (known: " + known + ")");
     }
   }
   if (!r.pins.empty()) {
     if (!count_given && r.pins.size() > kMaxCount) {
       Fail(keys::kDevice, annotations.at(keys::kDevice),
            "pins " + std::to_string(r.pins.size()) + " devices, more than " +
-               std::to_string(kMaxCount) + " GPUs; set dxshim.io/gpu to how many of them");
+               std::to_string(kMaxCount) + " GPUs; set " + keys::kGpu + " to how many of them");
     }
     if (!count_given) r.count = static_cast<unsigned>(r.pins.size());
     if (r.count > r.pins.size()) {
       Fail(keys::kGpu, std::to_string(r.count),
-           "asks for more GPUs than dxshim.io/device pins (" + std::to_string(r.pins.size()) + ")");
+           std::string("asks for more GPUs than ") + keys::kDevice + " pins (" +
+               std::to_string(r.pins.size()) + ")");
     }
   }
   return r;
@@ -198,11 +196,8 @@ namespace {
 unsigned CountPluginIds(const char* key, const std::string& value, std::size_t max,
                         const char* unit) {
   std::set<std::string> ids;
-  std::size_t start = 0;
-  while (start <= value.size()) {
-    auto comma = value.find(',', start);
-    if (comma == std::string::npos) comma = value.size();
-    const auto id = value.substr(start, comma - start);
+  for (const auto view : SplitCommaList(value)) {
+    const std::string id(view);
     const bool valid =
         !id.empty() && id.size() <= 63 && std::all_of(id.begin(), id.end(), [](char c) {
           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
@@ -213,7 +208,6 @@ unsigned CountPluginIds(const char* key, const std::string& value, std::size_t m
       what.append(id).append("' is ").append(valid ? "repeated" : "not a dxshim device id");
       throw RequestError(what);
     }
-    start = comma + 1;
   }
   if (ids.size() > max) {
     throw RequestError("annotation " + std::string(key) + ": " + std::to_string(ids.size()) +

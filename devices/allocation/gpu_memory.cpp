@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "devices/inventory_file.h"
+#include "devices/byte_quantity.h"
 
 namespace dxshim::devices {
 

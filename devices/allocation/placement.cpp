@@ -94,6 +94,19 @@ std::string MemoryUse(const Device& d, const DeviceUsage& u, const AllocationPol
   return out;
 }
 
+// Whether a pod (exclusive or not) may join the holders of a device used as `u`.
+bool PodRoom(const DeviceUsage& u, bool exclusive, const AllocationPolicy& policy) {
+  if (exclusive) return u.pods == 0;
+  return !u.exclusive && u.pods < policy.max_containers_per_device;
+}
+
+// Bytes of `d`'s capacity not reserved under `u`.
+std::uint64_t FreeOn(const Device& d, const DeviceUsage& u, const AllocationPolicy& policy) {
+  const auto capacity = MemoryCapacity(d, policy);
+  const auto reserved = ReservedOn(d, u, policy);
+  return capacity > reserved ? capacity - reserved : 0;
+}
+
 // One choice in progress: the request, what is in use, and what matched.
 class Chooser {
  public:
@@ -110,6 +123,8 @@ class Chooser {
     const auto groups = Groups();
     const auto best = Best(groups);
     Placed placed;
+    placed.exclusive = request_.exclusive;
+    placed.memory_asked = request_.gpu_memory != 0 && !request_.exclusive;
     placed.considered = Considered(best);
     placed.explanation = Describe(request_) + " -> ";
     for (std::size_t i = 0; i < best.size(); ++i) {
@@ -121,7 +136,7 @@ class Chooser {
       placed.devices.push_back(*d);
       placed.memory.push_back(Need(d));
     }
-    placed.explanation += "; " + std::string(ToString(policy_.placement)) + " over " +
+    placed.explanation += "; " + std::string(ToString(policy_.spread_or_pack)) + " over " +
                           std::to_string(matches_.size()) + " matching GPU(s)";
     return placed;
   }
@@ -141,17 +156,9 @@ class Chooser {
     return request_.gpu_memory ? request_.gpu_memory : DefaultGpuMemory(*d, policy_);
   }
 
-  std::uint64_t Free(const Device* d) const {
-    const auto capacity = MemoryCapacity(*d, policy_);
-    const auto reserved = ReservedOn(*d, Of(d), policy_);
-    return capacity > reserved ? capacity - reserved : 0;
-  }
+  std::uint64_t Free(const Device* d) const { return FreeOn(*d, Of(d), policy_); }
 
-  bool HasPodRoom(const Device* d) const {
-    const auto& u = Of(d);
-    if (request_.exclusive) return u.pods == 0;
-    return !u.exclusive && u.pods < policy_.max_containers_per_device;
-  }
+  bool HasPodRoom(const Device* d) const { return PodRoom(Of(d), request_.exclusive, policy_); }
 
   bool HasMemoryRoom(const Device* d) const { return Need(d) <= Free(d); }
 
@@ -162,7 +169,7 @@ class Chooser {
   bool Before(const Device* a, const Device* b) const {
     const auto fa = Free(a);
     const auto fb = Free(b);
-    const bool spread = policy_.placement == Placement::kSpread;
+    const bool spread = policy_.spread_or_pack == SpreadOrPack::kSpread;
     if (fa != fb) return spread ? fa > fb : fa < fb;
     return spread ? Of(a).pods < Of(b).pods : Of(a).pods > Of(b).pods;
   }
@@ -229,7 +236,7 @@ class Chooser {
   // all groups, the one whose devices are least (spread) or most (pack) used. Throws when none
   // has room.
   Group Best(const std::vector<Group>& groups) const {
-    const bool spread = policy_.placement == Placement::kSpread;
+    const bool spread = policy_.spread_or_pack == SpreadOrPack::kSpread;
     Group best;
     std::uint64_t best_free = 0;
     unsigned best_pods = 0;
@@ -306,7 +313,7 @@ class Chooser {
       } else if (GroupKey(*d) != GroupKey(*best[0])) {
         line += ", other vendor/driver group";
       } else {
-        line += std::string(", ") + ToString(policy_.placement) +
+        line += std::string(", ") + ToString(policy_.spread_or_pack) +
                 " preferred another (ties: inventory order)";
       }
       considered.push_back(std::move(line));
@@ -326,7 +333,7 @@ class Chooser {
 
 }  // namespace
 
-const char* ToString(Placement p) { return p == Placement::kSpread ? "spread" : "pack"; }
+const char* ToString(SpreadOrPack p) { return p == SpreadOrPack::kSpread ? "spread" : "pack"; }
 
 std::uint64_t ReservedOn(const Device& d, const DeviceUsage& usage,
                          const AllocationPolicy& policy) {
@@ -339,6 +346,61 @@ std::string DeviceName(const Device& d) { return d.description + " [" + d.locati
 Placed Choose(const Inventory& inventory, const Usage& usage, const DeviceRequest& request,
               const AllocationPolicy& policy) {
   return Chooser(inventory, usage, request, policy).Run();
+}
+
+std::optional<Placed> Held(const Inventory& inventory, const Usage& usage,
+                           const std::string& sandbox_id, const AllocationPolicy& policy) {
+  // The pod's place among each device's holders, in the order it holds the devices.
+  std::map<std::size_t, std::pair<std::string, const DeviceHolder*>> held;
+  for (const auto& [id, u] : usage) {
+    for (const auto& h : u.holders) {
+      if (h.sandbox_id == sandbox_id) held[h.index] = {id, &h};
+    }
+  }
+  if (held.empty()) return std::nullopt;
+  Placed placed;
+  placed.source = Placed::Source::kHeld;
+  placed.explanation = "the pod's GPUs: ";
+  for (const auto& [index, at] : held) {
+    const auto& [id, holder] = at;
+    const auto it = std::find_if(inventory.devices.begin(), inventory.devices.end(),
+                                 [&id = id](const Device& d) { return d.id == id; });
+    if (it == inventory.devices.end()) {
+      throw AllocationError(AllocationError::Kind::kImpossible,
+                            "GPU " + id + " held by this pod is no longer on the node");
+    }
+    placed.explanation += (placed.devices.empty() ? "" : ", ") + DeviceName(*it);
+    placed.devices.push_back(*it);
+    placed.memory.push_back(HeldGpuMemory(*it, holder->memory, holder->exclusive, policy));
+    placed.exclusive = holder->exclusive;
+    placed.memory_asked = placed.memory_asked || (holder->memory && !holder->exclusive);
+  }
+  return placed;
+}
+
+Placed Assigned(const std::vector<Device>& devices, const AllocationPolicy& policy) {
+  Placed placed;
+  placed.source = Placed::Source::kAssigned;
+  placed.devices = devices;
+  for (const auto& d : devices) {
+    placed.memory.push_back(DefaultGpuMemory(d, policy));
+    placed.explanation +=
+        (placed.explanation.empty() ? "assigned by kubelet: " : ", ") + DeviceName(d);
+  }
+  return placed;
+}
+
+bool StillFits(const Placed& placed, const Usage& usage, const AllocationPolicy& policy) {
+  static const DeviceUsage kUnused;
+  for (std::size_t i = 0; i < placed.devices.size(); ++i) {
+    const auto& d = placed.devices[i];
+    const auto it = usage.find(d.id);
+    const auto& u = it == usage.end() ? kUnused : it->second;
+    if (!PodRoom(u, placed.exclusive, policy)) return false;
+    const auto need = i < placed.memory.size() ? placed.memory[i] : 0;
+    if (need > FreeOn(d, u, policy)) return false;
+  }
+  return true;
 }
 
 }  // namespace dxshim::devices

@@ -39,12 +39,15 @@ class AllocationError : public std::runtime_error {
   Kind kind_;
 };
 
-// A pod holding a device, for messages: its name and what it reserved there (nullopt: the
-// default, its hold was recorded before memory was counted).
+// A pod holding a device: its name and what it reserved there (nullopt: the default, its hold
+// was recorded before memory was counted), for messages, and which sandbox holds it in which
+// place, so that the pod's next container gets the same devices in the same order (Held).
 struct DeviceHolder {
   std::string pod;  // "namespace/name", or the sandbox id when the name is not known
   std::optional<std::uint64_t> memory;
   bool exclusive = false;  // holds the whole device
+  std::string sandbox_id;
+  std::size_t index = 0;  // the device's place among the sandbox's devices
   bool operator==(const DeviceHolder&) const = default;
 };
 
@@ -62,12 +65,24 @@ using Usage = std::map<std::string, DeviceUsage>;  // by device id
 // its holders recorded plus the default for each that recorded nothing (gpu_memory.h).
 std::uint64_t ReservedOn(const Device& d, const DeviceUsage& usage, const AllocationPolicy& policy);
 
+// What a pod is given: the devices, chosen (Choose), the ones it already holds again (Held), or
+// the ones kubelet assigned (Assigned). It holds nothing; the ledger holds it (shim/ledger).
 struct Placed {
+  enum class Source {
+    kChosen,    // chosen now from the usage: held only if it still fits when it is held
+    kHeld,      // the pod's devices again: another container of the same pod
+    kAssigned,  // a device plugin's choice kubelet put into the config: never refused
+  };
+  Source source = Source::kChosen;
   std::vector<Device> devices;
   std::vector<std::uint64_t> memory;  // bytes reserved on each of `devices`
-  std::string explanation;            // one line: what was chosen and why
+  bool exclusive = false;             // the pod holds its devices alone
+  // Whether the pod asked that amount (else it is the default as configured now, or the whole
+  // GPU for an exclusive pod): only an amount asked is recorded on the container.
+  bool memory_asked = false;
+  std::string explanation;  // one line: what was chosen and why
   // One line per inventory device: chosen, matching but not chosen (and why), or why not
-  // matching.
+  // matching. Empty unless chosen now.
   std::vector<std::string> considered;
 };
 
@@ -79,6 +94,20 @@ struct Placed {
 // inventory order. Throws AllocationError naming the request and why nothing fits.
 Placed Choose(const Inventory& inventory, const Usage& usage, const DeviceRequest& request,
               const AllocationPolicy& policy);
+
+// The devices the pod of `sandbox_id` holds in `usage`, again, in the order it holds them, with
+// what it reserved there: every container of a pod sees the same devices, counted once. nullopt
+// when it holds none. Throws AllocationError (kImpossible) when one of them left `inventory`.
+std::optional<Placed> Held(const Inventory& inventory, const Usage& usage,
+                           const std::string& sandbox_id, const AllocationPolicy& policy);
+
+// Devices kubelet assigned (a device plugin put them into the config), each with the default
+// memory: never refused, but counted once held.
+Placed Assigned(const std::vector<Device>& devices, const AllocationPolicy& policy);
+
+// Whether `placed`, chosen from an earlier usage, still has room under `usage` (a pod slot and
+// its memory on each device): what the ledger checks when it holds a choice.
+bool StillFits(const Placed& placed, const Usage& usage, const AllocationPolicy& policy);
 
 // "<description> [<location path>]": how messages name a device.
 std::string DeviceName(const Device& d);

@@ -16,14 +16,14 @@
 #include "devices/device_source.h"
 #include "shim/cli/logging.h"
 #include "shim/cli/platform.h"
-#include "shim/cli/serve_options.h"
+#include "shim/cli/serve_command_line.h"
 #include "shim/cli/stop_request.h"
 #include "shim/device_plugin/device_plugin_server.h"
 #include "shim/device_plugin/plugin_memory_units.h"
 #include "shim/device_plugin/plugin_slots.h"
 #include "shim/device_plugin/plugin_sockets.h"
-#include "shim/ledger/runtime_record_poller.h"
 #include "shim/proxy/endpoint.h"
+#include "shim/runtime_record/runtime_record_poller.h"
 
 namespace dxshim {
 namespace {

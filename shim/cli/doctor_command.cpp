@@ -9,10 +9,11 @@
 #include <string_view>
 
 #include "config/serve_config.h"
-#include "devices/inventory_file.h"
+#include "config/serve_config_keys.h"
+#include "shim/base/json_text.h"
 #include "shim/cli/logging.h"
 #include "shim/cli/platform.h"
-#include "shim/cli/serve_options.h"
+#include "shim/cli/serve_command_line.h"
 #include "shim/doctor/doctor.h"
 
 namespace dxshim {
@@ -91,10 +92,10 @@ void PrintJson(const Checks& checks) {
   std::cout << "[";
   for (std::size_t i = 0; i < checks.size(); ++i) {
     const auto& c = checks[i];
-    std::cout << (i == 0 ? "\n" : ",\n") << "  {\"check\": " << devices::JsonString(c.check)
-              << ", \"status\": " << devices::JsonString(doctor::StatusWord(c.status))
-              << ", \"detail\": " << devices::JsonString(c.detail)
-              << ", \"fix\": " << devices::JsonString(c.fix) << "}";
+    std::cout << (i == 0 ? "\n" : ",\n") << "  {\"check\": " << JsonString(c.check)
+              << ", \"status\": " << JsonString(doctor::StatusWord(c.status))
+              << ", \"detail\": " << JsonString(c.detail) << ", \"fix\": " << JsonString(c.fix)
+              << "}";
   }
   std::cout << "\n]" << std::endl;
 }

@@ -5,10 +5,11 @@
 #include <optional>
 #include <sstream>
 
+#include "config/device_snapshot_config.h"
 #include "config/serve_config.h"
+#include "config/serve_config_keys.h"
 #include "devices/device_source.h"
 #include "devices/device_table.h"
-#include "devices/make_device_source.h"
 #include "devices/node_labels.h"
 #include "shim/node/config_file_edit.h"
 #include "shim/node/installer.h"
@@ -59,7 +60,7 @@ void Say(const std::string& line) { std::cout << line << std::endl; }
 std::vector<std::string> GpuLabels(const std::string& config_path) {
   config::ServeConfig cfg;
   config::ApplyServeConfigFile(cfg, config_path);
-  const auto source = devices::MakeDeviceSource(cfg.device_source, cfg.sysfs_root);
+  const auto source = config::DeviceSourceOf(cfg);
   const auto found =
       devices::SelectUsable(source->Load(), cfg.include_integrated, cfg.include_detachable);
   std::istringstream lines(devices::FormatLabelLines(devices::NodeLabels(found)));

@@ -1,38 +1,11 @@
 #include "shim/cli/json_document.h"
 
-#include <cstdio>
 #include <string_view>
 
-#include "devices/inventory_file.h"
+#include "shim/base/json_text.h"
 
 namespace dxshim {
 namespace {
-
-// JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-bool IsJsonNumber(std::string_view s) {
-  std::size_t i = 0;
-  const auto digits = [&] {
-    const auto start = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-    return i > start;
-  };
-  if (i < s.size() && s[i] == '-') ++i;
-  if (i < s.size() && s[i] == '0') {
-    ++i;
-  } else if (!digits()) {
-    return false;
-  }
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    if (!digits()) return false;
-  }
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-    if (!digits()) return false;
-  }
-  return i == s.size();
-}
 
 bool IsJsonLiteral(const std::string& s) {
   return s == "true" || s == "false" || s == "null" || IsJsonNumber(s);
@@ -50,7 +23,7 @@ void Emit(const YAML::Node& node, int indent, std::string& out) {
       out += "{\n";
       bool first = true;
       for (const auto& kv : node) {
-        out += (first ? "" : ",\n") + pad + devices::JsonString(kv.first.Scalar()) + ": ";
+        out += (first ? "" : ",\n") + pad + JsonString(kv.first.Scalar()) + ": ";
         Emit(kv.second, indent + 2, out);
         first = false;
       }
@@ -73,7 +46,7 @@ void Emit(const YAML::Node& node, int indent, std::string& out) {
     case YAML::NodeType::Scalar:
       // A quoted scalar carries the non-specific tag "!"; a plain one "?".
       out += node.Tag() != "!" && IsJsonLiteral(node.Scalar()) ? node.Scalar()
-                                                               : devices::JsonString(node.Scalar());
+                                                               : JsonString(node.Scalar());
       return;
     default:
       out += "null";

@@ -8,11 +8,13 @@
 #include <iostream>
 #include <sstream>
 
+#include "config/device_snapshot_config.h"
 #include "config/serve_config.h"
+#include "config/serve_config_keys.h"
 #include "devices/device_source.h"
 #include "devices/dxshim_keys.h"
-#include "devices/make_device_source.h"
 #include "shim/cli/json_document.h"
+#include "shim/gpu/configured_target.h"
 #include "shim/gpu/container_decision.h"
 #include "shim/ledger/ledger.h"
 #include "shim/proxy/status_code_name.h"
@@ -181,40 +183,32 @@ RewriteArgs ReadArgs(const po::variables_map& vm) {
 }
 
 TargetOptions RewriteTarget(const RewriteArgs& args) {
-  TargetOptions target;
-  target.target = args.cfg.target;
-  target.linux_system32_path = args.cfg.linux_system32_path;
-  target.linux_syswow64_path = args.cfg.linux_syswow64_path;
-  target.vm_runtime_handlers = args.cfg.vm_runtime_handlers;
-  if (!args.skip_check) {
-    target.host_file = [](const std::string& path) {
-      std::error_code ec;
-      return std::filesystem::is_regular_file(path, ec) ? HostFileState::kPresent
-                                                        : HostFileState::kAbsent;
-    };
-  }
-  return target;
+  if (args.skip_check) return ConfiguredTarget(args.cfg);
+  return ConfiguredTarget(args.cfg, [](const std::string& path) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(path, ec) ? HostFileState::kPresent
+                                                      : HostFileState::kAbsent;
+  });
 }
 
 // The decision serve would take for the request, on a node where no GPU is in use yet.
 Decision DecideOnFreshNode(const runtime::v1::CreateContainerRequest& request,
                            const RewriteArgs& args) {
   const auto& cfg = args.cfg;
-  devices::SnapshotOptions snapshot_options;
-  snapshot_options.include_integrated = cfg.include_integrated;
-  snapshot_options.include_detachable = cfg.include_detachable;
-  snapshot_options.extra_runtime_files = cfg.extra_runtime_files;
-  const devices::DeviceSnapshot snapshot(
-      devices::MakeDeviceSource(cfg.device_source, cfg.sysfs_root), snapshot_options);
-  Ledger ledger(cfg.policy);
-  ledger.BeginResync();
-  ledger.FinishResync({});
-  return Decide(request, *snapshot.Current(), ledger, RewriteTarget(args), args.runtime_handler);
+  const devices::DeviceSnapshot snapshot(config::DeviceSourceOf(cfg),
+                                         config::SnapshotOptionsOf(cfg));
+  const auto nothing_held = [] {
+    LedgerView view;
+    view.synced = true;
+    return view;
+  };
+  return Decide(request, *snapshot.Current(), cfg.policy, nothing_held, RewriteTarget(args),
+                args.runtime_handler);
 }
 
 void Explain(const Decision& decision, bool skip_check) {
   std::cerr << (decision.pass_through ? "unchanged: " + decision.why : decision.why) << "\n";
-  for (const auto& line : decision.reservation.considered) std::cerr << "  " << line << "\n";
+  for (const auto& line : decision.placed.considered) std::cerr << "  " << line << "\n";
   for (const auto& note : decision.plan.notes) std::cerr << "  " << note << "\n";
   if (skip_check && !decision.pass_through) {
     std::cerr << "  host files not checked (--skip-host-file-check)\n";

@@ -10,27 +10,26 @@
 #include <thread>
 #include <vector>
 
+#include "config/device_snapshot_config.h"
 #include "config/serve_config.h"
+#include "config/serve_config_keys.h"
 #include "config/serve_option_table.h"
 #include "devices/allocation/gpu_memory.h"
 #include "devices/device_source.h"
-#include "devices/make_device_source.h"
 #include "devices/node_feature_file.h"
 #include "shim/cli/logging.h"
 #include "shim/cli/platform.h"
-#include "shim/cli/serve_options.h"
+#include "shim/cli/serve_command_line.h"
+#include "shim/cli/serve_metrics.h"
 #include "shim/cli/stop_request.h"
 #include "shim/device_plugin/plugin_process.h"
+#include "shim/gpu/configured_target.h"
 #include "shim/gpu/gpu_interceptor.h"
 #include "shim/gpu/host_files.h"
 #include "shim/gpu/ledger_feed.h"
 #include "shim/ledger/ledger.h"
-#include "shim/ledger/runtime_record_poller.h"
-#include "shim/metrics/holding_collector.h"
-#include "shim/metrics/http_endpoint.h"
-#include "shim/metrics/metrics.h"
-#include "shim/metrics/node_collector.h"
 #include "shim/proxy/proxy_server.h"
+#include "shim/runtime_record/runtime_record_poller.h"
 #include "shim/version/build_info.h"
 
 namespace dxshim {
@@ -59,7 +58,7 @@ po::options_description Options() {
 int CheckServe(const config::ServeConfig& cfg, const ProxyOptions& options) {
   std::vector<devices::Device> found;
   try {
-    found = devices::MakeDeviceSource(cfg.device_source, cfg.sysfs_root)->Load();
+    found = config::DeviceSourceOf(cfg)->Load();
   } catch (const std::exception& e) {
     std::cerr << "dxshim serve: device source " << cfg.device_source << ": " << e.what() << "\n";
     return 2;
@@ -73,7 +72,7 @@ int CheckServe(const config::ServeConfig& cfg, const ProxyOptions& options) {
             << " (before the integrated/detachable filters)\n"
             << "  target   " << config::ToString(cfg.target) << ", "
             << cfg.policy.max_containers_per_device << " pod(s) per GPU, "
-            << devices::ToString(cfg.policy.placement) << "\n"
+            << devices::ToString(cfg.policy.spread_or_pack) << "\n"
             << "  memory   " << MemoryPolicy(cfg.policy) << "\n"
             << "  vm       " << (vm.empty() ? std::string("-") : vm)
             << " (runtime handlers whose GPU requests are refused)\n"
@@ -113,38 +112,6 @@ int ParseServe(int argc, char** argv, config::ServeConfig& cfg, ProxyOptions& op
   return -1;
 }
 
-// How devices go into containers, as the configuration says; runtime files are checked against
-// `host_files`.
-TargetOptions Target(const config::ServeConfig& cfg, HostFiles& host_files) {
-  TargetOptions target;
-  target.target = cfg.target;
-  target.linux_system32_path = cfg.linux_system32_path;
-  target.linux_syswow64_path = cfg.linux_syswow64_path;
-  target.host_file = [&host_files](const std::string& path) { return host_files.Check(path); };
-  target.vm_runtime_handlers = cfg.vm_runtime_handlers;
-  return target;
-}
-
-// The operator's endpoint on `listen`: /metrics renders `metrics` (with the node's GPUs and
-// holders), /readyz says what is missing. Throws when it cannot listen.
-std::unique_ptr<metrics::HttpEndpoint> ServeMetrics(const std::string& listen,
-                                                    metrics::Metrics& metrics,
-                                                    const devices::DeviceSnapshot& snapshot,
-                                                    const Ledger& ledger) {
-  metrics.AddCollector([&] { return metrics::CollectNode(snapshot, ledger); });
-  metrics.AddCollector([&] { return metrics::CollectHoldings(snapshot, ledger); });
-  metrics::HttpHandlers handlers;
-  handlers.metrics = [&metrics] { return metrics.Render(); };
-  handlers.refused = [&metrics](metrics::HttpRefusal refusal) { metrics.HttpRefused(refusal); };
-  handlers.not_ready = [&] {
-    return metrics::NotReady(metrics.runtime_connected(), snapshot, ledger);
-  };
-  auto http = std::make_unique<metrics::HttpEndpoint>(listen, std::move(handlers));
-  const auto host = listen.substr(0, listen.rfind(':'));
-  spdlog::info("metrics: serving http://{}:{}/metrics, /healthz and /readyz", host, http->port());
-  return http;
-}
-
 // Runs `start`; false, logged as why dxshim cannot start, when it throws.
 bool Started(const std::function<void()>& start) {
   try {
@@ -172,13 +139,14 @@ std::unique_ptr<device_plugin::PluginProcess> PluginFor(const config::ServeConfi
 int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& stop,
           const std::function<void()>& ready) {
   // Metrics (metrics-listen): counted from the start, served just before the CRI endpoint.
-  std::unique_ptr<metrics::Metrics> metrics;
-  if (!cfg.metrics_listen.empty()) metrics = std::make_unique<metrics::Metrics>();
+  std::unique_ptr<ServeMetrics> metrics;
+  if (!cfg.metrics_listen.empty()) metrics = std::make_unique<ServeMetrics>();
   std::unique_ptr<PipeBridges> pipes;  // after metrics: its accept thread counts clients there
   // Each program that connects to kubelet's pipe is counted (dxshim install's proof that
   // kubelet reached dxshim after a takeover).
   std::function<void(const std::string&)> on_pipe_client;
-  if (metrics) on_pipe_client = [m = metrics.get()](const std::string& p) { m->PipeClient(p); };
+  if (metrics)
+    on_pipe_client = [m = metrics.get()](const std::string& p) { m->relay.PipeClient(p); };
   if (!Started([&] { pipes = PipeBridges::ForServe(options, cfg.pipe_sddl, on_pipe_client); })) {
     return 1;
   }
@@ -197,7 +165,7 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
   }
   spdlog::info("devices: {} GPU(s) from {}, target {}, {} pod(s) per GPU, {}; GPU memory: {}",
                snapshot->Current()->devices.size(), cfg.device_source, ToString(cfg.target),
-               cfg.policy.max_containers_per_device, ToString(cfg.policy.placement),
+               cfg.policy.max_containers_per_device, ToString(cfg.policy.spread_or_pack),
                MemoryPolicy(cfg.policy));
 
   Ledger ledger(cfg.policy);
@@ -206,17 +174,21 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
                              FeedLedger(ledger, &sandbox_handlers));
   GpuInterceptor::DecisionObserver on_decision;
   if (metrics) {
-    poller.set_resync_timer([m = metrics.get()](bool ok, auto took) { m->Resync(ok, took); });
-    on_decision = [m = metrics.get()](DecisionOutcome outcome) { m->Decision(outcome); };
-    options.observer = metrics.get();
+    poller.set_resync_timer(
+        [m = metrics.get()](bool ok, auto took) { m->resyncs.Resync(ok, took); });
+    on_decision = [m = metrics.get()](DecisionOutcome outcome) { m->decisions.Count(outcome); };
+    options.observer = &metrics->relay;
   }
   // Read existing allocations before listening, so that GPU requests right after a restart need
   // not wait; a runtime that is down fails this at once (GPU requests then get UNAVAILABLE until
   // the background resync succeeds) and does not delay the node's CRI endpoint.
   poller.SyncOnce(std::chrono::milliseconds(3000), /*wait_for_runtime=*/false);
   poller.Start();
-  GpuInterceptor interceptor(*snapshot, ledger, Target(cfg, host_files), &poller, &sandbox_handlers,
-                             std::move(on_decision));
+  GpuInterceptor interceptor(
+      *snapshot, ledger,
+      ConfiguredTarget(cfg,
+                       [&host_files](const std::string& path) { return host_files.Check(path); }),
+      &poller, &sandbox_handlers, std::move(on_decision));
   options.interceptor = &interceptor;
 
   // Off the relay path: kubelet's device plugin API and the node's labels.
@@ -231,7 +203,7 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
     }
     // Before the relay: once the CRI endpoint answers, every endpoint dxshim serves is up (and
     // its address logged), so whoever waits for the CRI socket can scrape at once.
-    if (metrics) http = ServeMetrics(cfg.metrics_listen, *metrics, *snapshot, ledger);
+    if (metrics) http = ServeMetricsEndpoint(cfg.metrics_listen, *metrics, *snapshot, ledger);
     server.Start();
     pipes->Listen(server.bound_port());
   });

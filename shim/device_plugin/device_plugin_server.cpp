@@ -8,6 +8,7 @@
 
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
 #include "shim/device_plugin/device_plugin_service.h"
+#include "shim/proxy/status_code_name.h"
 #include "shim/socket_bridge/own_connections.h"
 #include "shim/socket_bridge/socket_forwarder.h"
 
@@ -318,7 +319,7 @@ bool DevicePluginServer::Register(std::string& error) {
   const auto status = stub->Register(&context, request, &response);
   if (!status.ok()) {
     error = "kubelet at " + kubelet_socket_ + ": " + status.error_message() + " (code " +
-            std::to_string(static_cast<int>(status.error_code())) + ")";
+            StatusCodeName(status.error_code()) + ")";
   }
   return status.ok();
 }

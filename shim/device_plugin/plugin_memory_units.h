@@ -25,7 +25,7 @@
 #include "devices/allocation/allocation_policy.h"
 #include "devices/device_source.h"
 #include "shim/device_plugin/plugin_resource.h"
-#include "shim/ledger/runtime_record.h"
+#include "shim/runtime_record/runtime_record.h"
 
 namespace dxshim::device_plugin {
 

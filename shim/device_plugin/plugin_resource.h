@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "devices/device_source.h"
-#include "shim/ledger/runtime_record.h"
+#include "shim/runtime_record/runtime_record.h"
 
 namespace dxshim::device_plugin {
 

@@ -20,7 +20,7 @@
 
 #include "devices/device_source.h"
 #include "shim/device_plugin/plugin_resource.h"
-#include "shim/ledger/runtime_record.h"
+#include "shim/runtime_record/runtime_record.h"
 
 namespace dxshim::device_plugin {
 

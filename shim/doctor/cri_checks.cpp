@@ -12,9 +12,9 @@
 #include "shim/doctor/endpoint_identity.h"
 #include "shim/gpu/ledger_feed.h"
 #include "shim/ledger/ledger.h"
-#include "shim/ledger/runtime_record_poller.h"
 #include "shim/proxy/runtime_channel.h"
 #include "shim/proxy/status_code_name.h"
+#include "shim/runtime_record/runtime_record_poller.h"
 
 namespace dxshim::doctor {
 namespace {
@@ -47,7 +47,7 @@ std::string Describe(const RuntimeVersion& v) {
 }
 
 std::string Why(const grpc::Status& status) {
-  return status.error_message().empty() ? std::string(StatusCodeName(status.error_code()))
+  return status.error_message().empty() ? StatusCodeName(status.error_code())
                                         : status.error_message();
 }
 

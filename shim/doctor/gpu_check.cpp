@@ -2,22 +2,19 @@
 
 #include <filesystem>
 
+#include "config/device_snapshot_config.h"
 #include "devices/allocation/gpu_memory.h"
 #include "devices/device_source.h"
-#include "devices/make_device_source.h"
+#include "shim/gpu/configured_target.h"
 #include "shim/gpu/host_files.h"
 
 namespace dxshim::doctor {
 
 Checks CheckGpus(const config::ServeConfig& cfg, std::vector<devices::Device>& found) {
-  devices::SnapshotOptions options;
-  options.include_integrated = cfg.include_integrated;
-  options.include_detachable = cfg.include_detachable;
-  options.extra_runtime_files = cfg.extra_runtime_files;
   std::unique_ptr<devices::DeviceSnapshot> snapshot;
   try {
-    snapshot = std::make_unique<devices::DeviceSnapshot>(
-        devices::MakeDeviceSource(cfg.device_source, cfg.sysfs_root), options);
+    snapshot = std::make_unique<devices::DeviceSnapshot>(config::DeviceSourceOf(cfg),
+                                                         config::SnapshotOptionsOf(cfg));
   } catch (const std::exception& e) {
     return {Failed("GPUs", "device source " + cfg.device_source + ": " + e.what(),
                    "fix device-source (dxshim devices --device-source ... shows what it reads)")};
@@ -43,10 +40,7 @@ Checks CheckGpus(const config::ServeConfig& cfg, std::vector<devices::Device>& f
     what +=
         ", " + devices::FormatBytes(d.dedicated_memory) + ", LUID " + devices::CounterLuid(d.luid);
     if (!d.driver_version.empty()) what += ", driver " + d.driver_version;
-    TargetOptions target;
-    target.target = cfg.target;
-    target.linux_system32_path = cfg.linux_system32_path;
-    target.linux_syswow64_path = cfg.linux_syswow64_path;
+    const auto target = ConfiguredTarget(cfg);
     std::vector<std::string> missing;
     std::size_t files = 0;
     for (const auto* list : {&d.system32, &d.syswow64}) {

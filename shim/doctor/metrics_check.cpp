@@ -1,25 +1,29 @@
 #include "shim/doctor/metrics_check.h"
 
+#include <variant>
+
+#include "shim/base/host_port.h"
 #include "shim/socket_bridge/http_get.h"
 #include "shim/socket_bridge/socket_api.h"
 
 namespace dxshim::doctor {
 
 Check CheckMetrics(const std::string& listen, std::chrono::milliseconds timeout) {
-  const auto colon = listen.rfind(':');
-  std::string host = listen.substr(0, colon);
-  if (host.size() > 1 && host.front() == '[') host = host.substr(1, host.size() - 2);
-  if (host == "0.0.0.0") host = "127.0.0.1";
-  if (host == "::") host = "::1";
-  const int port = std::stoi(listen.substr(colon + 1));  // ParseMetricsListen checked it
+  const auto parsed = ParseHostPort(listen);
+  if (const auto* why = std::get_if<std::string>(&parsed)) {
+    return Failed("metrics", "metrics-listen " + listen + " is not HOST:PORT (" + *why + ")",
+                  "give metrics-listen an IP address and a port, e.g. 127.0.0.1:9464");
+  }
+  const auto& address = std::get<HostPort>(parsed);
+  const auto host = address.DialHost();
+  const auto port = address.port;
   if (port == 0) {
     return Warning("metrics", "metrics-listen " + listen + " takes any free port: not known here",
                    "give metrics-listen a fixed port (dxshim's log names the one it took)");
   }
   const std::string url = "http://" + listen + "/readyz";
   const socket_bridge::NetworkSession winsock;  // Windows: started for this call
-  const auto answer =
-      socket_bridge::HttpGet(host, static_cast<std::uint16_t>(port), "/readyz", timeout);
+  const auto answer = socket_bridge::HttpGet(host, port, "/readyz", timeout);
   if (!answer) {
     return Failed("metrics", "nothing answers " + url,
                   "dxshim serves it while it runs: check the dxshim check above and its log "

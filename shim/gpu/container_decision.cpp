@@ -117,7 +117,7 @@ std::optional<devices::DeviceRequest> WantedDevices(
     const auto by_annotation = sandbox.annotations().find(keys::kGpu);
     if (wanted && by_annotation != sandbox.annotations().end() && wanted->count != count) {
       throw DecisionError(grpc::StatusCode::INVALID_ARGUMENT, DecisionOutcome::kInvalidRequest,
-                          about_container + "annotation dxshim.io/gpu asks for " +
+                          about_container + "annotation " + keys::kGpu + " asks for " +
                               std::to_string(wanted->count) + " GPU(s) but the container's " +
                               "resource limit gave it " + std::to_string(count) +
                               "; drop the annotation or make them equal");
@@ -131,19 +131,21 @@ std::optional<devices::DeviceRequest> WantedDevices(
       slots != config.annotations().end() || sandbox.annotations().count(keys::kGpu) > 0;
   ApplyMemoryUnits(request, policy, wanted, count_given, about_container);
   if (wanted && !devices::AppliesTo(*wanted, container)) {
-    why = "container " + container + " is not in dxshim.io/containers";
+    why = "container " + container + " is not in " + keys::kContainers;
     wanted.reset();
   }
   return wanted;
 }
 
-// Reserves `wanted` for the pod; an allocation refused becomes the DecisionError of its kind.
-Reservation ReserveOrRefuse(Ledger& ledger, const devices::Inventory& inventory,
-                            const devices::DeviceRequest& wanted, const std::string& sandbox_id,
-                            const std::string& pod, const std::string& container,
-                            const std::string& about_container) {
+// The pod's devices again if it holds some, else a choice for `wanted`; an allocation refused
+// becomes the DecisionError of its kind.
+devices::Placed ChooseOrRefuse(const devices::Inventory& inventory, const devices::Usage& usage,
+                               const devices::DeviceRequest& wanted, const std::string& sandbox_id,
+                               const devices::AllocationPolicy& policy,
+                               const std::string& about_container) {
   try {
-    return ledger.Reserve(inventory, wanted, sandbox_id, pod, container);
+    if (auto held = devices::Held(inventory, usage, sandbox_id, policy)) return std::move(*held);
+    return devices::Choose(inventory, usage, wanted, policy);
   } catch (const devices::AllocationError& e) {
     const auto message = about_container + e.what();
     switch (e.kind()) {
@@ -182,7 +184,8 @@ std::string AboutContainer(const runtime::v1::CreateContainerRequest& request) {
 }
 
 Decision Decide(const runtime::v1::CreateContainerRequest& request,
-                const devices::Inventory& inventory, Ledger& ledger, const TargetOptions& target,
+                const devices::Inventory& inventory, const devices::AllocationPolicy& policy,
+                const std::function<LedgerView()>& read_ledger, const TargetOptions& target,
                 const std::optional<std::string>& runtime_handler) {
   const auto& config = request.config();
   const auto& sandbox = request.sandbox_config();
@@ -190,7 +193,7 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
   const auto about_container = AboutContainer(request);
   Decision decision;
 
-  auto wanted = WantedDevices(request, ledger.policy(), about_pod, about_container, decision.why);
+  auto wanted = WantedDevices(request, policy, about_pod, about_container, decision.why);
 
   // Devices kubelet already put into the config (a device plugin's choice).
   std::vector<devices::Device> assigned;
@@ -222,35 +225,35 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
       return decision;
     }
   }
-  const bool narrow = class_index && ledger.policy().narrow_class_devices && assigned.empty();
+  const bool narrow = class_index && policy.narrow_class_devices && assigned.empty();
   if (narrow && !wanted) wanted = devices::DeviceRequest{};  // one GPU for the class device
 
   if (!wanted && assigned.empty()) {
-    if (decision.why.empty()) decision.why = "no dxshim.io/ request and no known device assigned";
+    if (decision.why.empty())
+      decision.why = std::string("no ") + keys::kPrefix + " request and no known device assigned";
     return decision;
   }
-  if (!ledger.synced()) {
+  const auto ledger = read_ledger();
+  if (!ledger.synced) {
     throw DecisionError(grpc::StatusCode::UNAVAILABLE, DecisionOutcome::kNotSynced,
                         about_pod +
                             "still reading the node's existing GPU allocations from the "
                             "runtime; retry shortly");
   }
+  auto& placed = decision.placed;
   if (!assigned.empty()) {
-    decision.reservation = ledger.ReserveAssigned(assigned, request.pod_sandbox_id(),
-                                                  PodName(sandbox), config.metadata().name());
-    if (wanted) decision.reservation.explanation += " (dxshim.io/ request not used)";
+    placed = devices::Assigned(assigned, policy);
+    if (wanted) placed.explanation += std::string(" (") + keys::kPrefix + " request not used)";
   } else {
-    CheckNamespace(ledger.policy(), sandbox.metadata().namespace_(), about_pod);
-    decision.reservation =
-        ReserveOrRefuse(ledger, inventory, *wanted, request.pod_sandbox_id(), PodName(sandbox),
-                        config.metadata().name(), about_container);
+    CheckNamespace(policy, sandbox.metadata().namespace_(), about_pod);
+    placed = ChooseOrRefuse(inventory, ledger.usage, *wanted, request.pod_sandbox_id(), policy,
+                            about_container);
   }
   decision.pass_through = false;
-  decision.why = "dxshim: " + decision.reservation.explanation;
-  decision.plan =
-      PlanInjection(config, decision.reservation.devices, decision.reservation.exclusive,
-                    decision.why, narrow ? class_index : std::nullopt, target,
-                    MemoryBudget{decision.reservation.memory, decision.reservation.memory_asked});
+  decision.why = "dxshim: " + placed.explanation;
+  decision.plan = PlanInjection(config, placed.devices, placed.exclusive, decision.why,
+                                narrow ? class_index : std::nullopt, target,
+                                MemoryBudget{placed.memory, placed.memory_asked});
   return decision;
 }
 

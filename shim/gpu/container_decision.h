@@ -4,6 +4,7 @@
 
 #include <grpcpp/support/status.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -32,17 +33,19 @@ struct Decision {
   bool pass_through = true;  // nothing to do: forward the caller's bytes untouched
   std::string why;           // for --explain and logs
   bool notable = false;      // a pass-through whose reason belongs in the log
-  Reservation reservation;   // valid unless pass_through
+  devices::Placed placed;    // valid unless pass_through
   InjectionPlan plan;
 };
 
-// Reads the pod's request (annotations) and the devices kubelet already assigned, allocates and
-// plans the injection. The ledger keeps a reservation when a Decision that is not
-// pass_through is returned: the caller commits or releases it. `runtime_handler` is the handler
-// of the pod's sandbox ("" the runtime's default), nullopt when dxshim does not know it yet.
-// Throws DecisionError.
+// Reads the pod's request (annotations) and the devices kubelet already assigned, chooses from
+// what `ledger` (Ledger::View, read only when the container asks for a GPU) says is in use under
+// `policy`, and plans the injection. It holds nothing: `dxshim serve` holds a Decision that is not
+// pass_through (Ledger::Hold), `dxshim rewrite` only shows it. `runtime_handler` is the handler of
+// the pod's sandbox ("" the runtime's default), nullopt when dxshim does not know it yet. Throws
+// DecisionError.
 Decision Decide(const runtime::v1::CreateContainerRequest& request,
-                const devices::Inventory& inventory, Ledger& ledger, const TargetOptions& target,
+                const devices::Inventory& inventory, const devices::AllocationPolicy& policy,
+                const std::function<LedgerView()>& ledger, const TargetOptions& target,
                 const std::optional<std::string>& runtime_handler = std::string());
 
 // "namespace/name" of the pod, for messages.

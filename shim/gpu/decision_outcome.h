@@ -1,5 +1,5 @@
-// What became of one CreateContainer, as dxshim's metrics count it. Header only: the metrics
-// library reads it without linking the interceptor.
+// What became of one CreateContainer: the interceptor reports it to its DecisionObserver, which
+// serve wires to the decisions' series (decision_metrics.h).
 #pragma once
 
 namespace dxshim {

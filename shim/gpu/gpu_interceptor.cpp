@@ -70,39 +70,65 @@ Interception GpuInterceptor::RunPodSandbox(std::string_view bytes) {
   return i;
 }
 
-Decision GpuInterceptor::DecideOnPresentFiles(const runtime::v1::CreateContainerRequest& request) {
+Decision GpuInterceptor::DecideNow(const runtime::v1::CreateContainerRequest& request,
+                                   const std::optional<std::string>& handler) const {
+  return Decide(
+      request, *snapshot_.Current(), ledger_.policy(), [this] { return ledger_.View(); }, target_,
+      handler);
+}
+
+Decision GpuInterceptor::DecideOnPresentFiles(const runtime::v1::CreateContainerRequest& request,
+                                              std::uint64_t& reservation) {
   const auto handler =
       handlers_ ? handlers_->Find(request.pod_sandbox_id()) : std::optional<std::string>("");
-  auto decision = Decide(request, *snapshot_.Current(), ledger_, target_, handler);
-  if (decision.pass_through || decision.plan.gone.empty()) return decision;
-  // A file the snapshot names has vanished: the driver changed (a driver update moves its
-  // DriverStore folder). Re-read the devices now, not at the next refresh, and decide again from
-  // them. Only on this path does the relay thread wait for the device source.
-  ledger_.Release(decision.reservation.id);
-  spdlog::warn(
-      "CreateContainer {} {}: {} runtime file(s) vanished from the host (first: {}): "
-      "re-reading the devices",
-      PodName(request.sandbox_config()), request.config().metadata().name(),
-      decision.plan.gone.size(), decision.plan.gone.front());
-  // At most once a second: a burst of pods on a driver that stays broken re-reads it once.
-  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
-  auto last = last_reload_.load();
-  if (now - last >= std::chrono::steady_clock::duration(std::chrono::seconds(1)).count() &&
-      last_reload_.compare_exchange_strong(last, now)) {
-    snapshot_.Reload();
+  // Choosing reads the ledger and holds nothing; the ledger holds the choice only if it is still
+  // good then: a resync (the poller's thread) may have rebuilt the ledger in between, and the
+  // choice is made again from the ledger as it is then.
+  constexpr int kChoices = 3;
+  for (int choice = 1;; ++choice) {
+    auto decision = DecideNow(request, handler);
+    if (!decision.pass_through && !decision.plan.gone.empty()) {
+      // A file the snapshot names has vanished: the driver changed (a driver update moves its
+      // DriverStore folder). Re-read the devices now, not at the next refresh, and decide again
+      // from them. Only on this path does the relay thread wait for the device source.
+      spdlog::warn(
+          "CreateContainer {} {}: {} runtime file(s) vanished from the host (first: {}): "
+          "re-reading the devices",
+          PodName(request.sandbox_config()), request.config().metadata().name(),
+          decision.plan.gone.size(), decision.plan.gone.front());
+      // At most once a second: a burst of pods on a driver that stays broken re-reads it once.
+      const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+      auto last = last_reload_.load();
+      if (now - last >= std::chrono::steady_clock::duration(std::chrono::seconds(1)).count() &&
+          last_reload_.compare_exchange_strong(last, now)) {
+        snapshot_.Reload();
+      }
+      decision = DecideNow(request, handler);
+      if (!decision.pass_through && !decision.plan.gone.empty()) {
+        std::string files;
+        for (const auto& path : decision.plan.gone) files += (files.empty() ? "" : ", ") + path;
+        throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kFilesGone,
+                            AboutContainer(request) + "runtime file(s) " + files +
+                                " were on this host and are gone, and the device source "
+                                "(re-read within the last second) still names them: the GPU "
+                                "driver is being changed or its DriverStore folder was moved; "
+                                "not starting the container with part of its driver");
+      }
+    }
+    if (decision.pass_through) return decision;
+    if (const auto held =
+            ledger_.Hold(decision.placed, request.pod_sandbox_id(),
+                         PodName(request.sandbox_config()), request.config().metadata().name())) {
+      reservation = *held;
+      return decision;
+    }
+    if (choice == kChoices) {
+      throw DecisionError(grpc::StatusCode::UNAVAILABLE, DecisionOutcome::kExhausted,
+                          AboutContainer(request) + "the GPU ledger was rebuilt from the " +
+                              "runtime while each of " + std::to_string(kChoices) +
+                              " choices for it was made; retry shortly");
+    }
   }
-  decision = Decide(request, *snapshot_.Current(), ledger_, target_, handler);
-  if (decision.pass_through || decision.plan.gone.empty()) return decision;
-  ledger_.Release(decision.reservation.id);
-  std::string files;
-  for (const auto& path : decision.plan.gone) files += (files.empty() ? "" : ", ") + path;
-  throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kFilesGone,
-                      AboutContainer(request) + "runtime file(s) " + files +
-                          " were on this host and are gone, and the device source (re-read "
-                          "within the last second) still names them: the GPU driver is being "
-                          "changed or its "
-                          "DriverStore folder was moved; not starting the container with part "
-                          "of its driver");
 }
 
 Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
@@ -124,8 +150,9 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
     return Interception::Forward();  // the runtime answers malformed requests itself
   }
   Decision decision;
+  std::uint64_t reservation = 0;
   try {
-    decision = DecideOnPresentFiles(request);
+    decision = DecideOnPresentFiles(request, reservation);
   } catch (const DecisionError& e) {
     const bool stale = e.code() == grpc::StatusCode::RESOURCE_EXHAUSTED ||
                        e.code() == grpc::StatusCode::UNAVAILABLE;
@@ -149,10 +176,9 @@ Interception GpuInterceptor::CreateContainer(std::string_view bytes) {
                request.config().metadata().name(),
                decision.plan.annotations.at(keys::kExplanationAnnotation));
   for (const auto& note : decision.plan.notes) spdlog::info("  {}", note);
-  for (const auto& line : decision.reservation.considered) spdlog::debug("  {}", line);
+  for (const auto& line : decision.placed.considered) spdlog::debug("  {}", line);
   auto i = Interception::Replace(std::move(rewritten));
-  i.on_result = [this, id = decision.reservation.id](const grpc::Status& status,
-                                                     std::string_view response) {
+  i.on_result = [this, id = reservation](const grpc::Status& status, std::string_view response) {
     runtime::v1::CreateContainerResponse created;
     if (status.ok() && created.ParseFromArray(response.data(), static_cast<int>(response.size())) &&
         !created.container_id().empty()) {

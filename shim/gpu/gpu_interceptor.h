@@ -15,8 +15,8 @@
 #include "shim/gpu/injection.h"
 #include "shim/gpu/sandbox_handlers.h"
 #include "shim/ledger/ledger.h"
-#include "shim/ledger/runtime_record_poller.h"
 #include "shim/proxy/interceptor.h"
+#include "shim/runtime_record/runtime_record_poller.h"
 
 namespace dxshim {
 
@@ -40,9 +40,15 @@ class GpuInterceptor : public RequestInterceptor {
  private:
   Interception CreateContainer(std::string_view request);
   Interception RunPodSandbox(std::string_view request);
-  // Decide() on the current snapshot; when runtime files it names have vanished, re-reads the
-  // devices once and decides again, and fails naming the files if they are still gone.
-  Decision DecideOnPresentFiles(const runtime::v1::CreateContainerRequest& request);
+  // Decide() on the current snapshot and ledger, held in the ledger (its id into `reservation`).
+  // When runtime files it names have vanished, re-reads the devices once and decides again, and
+  // fails naming the files if they are still gone; when the ledger changed before the choice was
+  // held (a resync), chooses again.
+  Decision DecideOnPresentFiles(const runtime::v1::CreateContainerRequest& request,
+                                std::uint64_t& reservation);
+  // Decide over the current device snapshot and ledger: it holds nothing.
+  Decision DecideNow(const runtime::v1::CreateContainerRequest& request,
+                     const std::optional<std::string>& handler) const;
   void Report(DecisionOutcome outcome) const {
     if (observer_) observer_(outcome);
   }

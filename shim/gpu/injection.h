@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/serve_config.h"
+#include "config/serve_defaults.h"
 #include "devices/device.h"
 #include "runtime/v1/api.pb.h"
 
@@ -27,8 +28,8 @@ enum class HostFileState {
 
 struct TargetOptions {
   config::Target target = config::Target::kLinux;
-  std::string linux_system32_path = "/usr/lib/dxshim";
-  std::string linux_syswow64_path = "/usr/lib32/dxshim";
+  std::string linux_system32_path = config::kDefaultLinuxSystem32Path;
+  std::string linux_syswow64_path = config::kDefaultLinuxSyswow64Path;
   // What is at a runtime file's host path (host_files.h). Unset: every file counts as present
   // (`dxshim rewrite --skip-host-file-check`).
   std::function<HostFileState(const std::string& host_path)> host_file;

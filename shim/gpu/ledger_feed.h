@@ -1,5 +1,5 @@
-// What `serve` does with each listing of the runtime (shim/ledger/runtime_record_poller.h): the
-// ledger is rebuilt from the runtime record (holds the runtime no longer backs are freed, and
+// What `serve` does with each listing of the runtime (shim/runtime_record/runtime_record_poller.h):
+// the ledger is rebuilt from the runtime record (holds the runtime no longer backs are freed, and
 // logged), and, when given, the sandbox handlers learn which runtime handler runs each sandbox.
 #pragma once
 
@@ -7,7 +7,7 @@
 
 #include "shim/gpu/sandbox_handlers.h"
 #include "shim/ledger/ledger.h"
-#include "shim/ledger/runtime_record_poller.h"
+#include "shim/runtime_record/runtime_record_poller.h"
 
 namespace dxshim {
 

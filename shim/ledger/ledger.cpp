@@ -22,7 +22,8 @@ devices::Usage Ledger::UsageLocked() const {
       } else {
         ++u.unrecorded;
       }
-      u.holders.push_back({hold.pod.empty() ? sandbox : hold.pod, memory, hold.exclusive});
+      u.holders.push_back(
+          {hold.pod.empty() ? sandbox : hold.pod, memory, hold.exclusive, sandbox, i});
     }
   }
   for (auto& [id, u] : usage) {
@@ -35,6 +36,11 @@ devices::Usage Ledger::UsageLocked() const {
 devices::Usage Ledger::Usage() const {
   std::lock_guard lock(mutex_);
   return UsageLocked();
+}
+
+LedgerView Ledger::View() const {
+  std::lock_guard lock(mutex_);
+  return {UsageLocked(), synced_};
 }
 
 std::vector<PodHolding> Ledger::Holdings() const {
@@ -61,91 +67,67 @@ std::vector<PodHolding> Ledger::Holdings() const {
   return out;
 }
 
-Reservation Ledger::ReuseHold(const devices::Inventory& inventory, Hold& hold) const {
-  Reservation r;
-  for (const auto& id : hold.device_ids) {
-    const auto it = std::find_if(inventory.devices.begin(), inventory.devices.end(),
-                                 [&](const devices::Device& d) { return d.id == id; });
-    if (it == inventory.devices.end()) {
-      throw devices::AllocationError(devices::AllocationError::Kind::kImpossible,
-                                     "GPU " + id + " held by this pod is no longer on the node");
-    }
-    r.devices.push_back(*it);
-    const auto i = r.devices.size() - 1;
-    const auto recorded = i < hold.memory.size() ? hold.memory[i] : std::nullopt;
-    r.memory.push_back(devices::HeldGpuMemory(*it, recorded, hold.exclusive, policy_));
-    r.memory_asked = r.memory_asked || (recorded && !hold.exclusive);
-  }
-  r.exclusive = hold.exclusive;
-  r.explanation = "the pod's GPUs: ";
-  for (std::size_t i = 0; i < r.devices.size(); ++i) {
-    r.explanation += (i ? ", " : "") + devices::DeviceName(r.devices[i]);
-  }
-  ++hold.pending;
-  return r;
-}
-
-std::uint64_t Ledger::Register(Reservation& r, const std::string& sandbox_id,
-                               const std::string& container) {
-  r.id = next_reservation_++;
-  reservations_[r.id] = {sandbox_id, container};
-  return r.id;
-}
-
-Reservation Ledger::Reserve(const devices::Inventory& inventory,
-                            const devices::DeviceRequest& request, const std::string& sandbox_id,
-                            const std::string& pod, const std::string& container) {
+std::optional<std::uint64_t> Ledger::Hold(const devices::Placed& placed,
+                                          const std::string& sandbox_id, const std::string& pod,
+                                          const std::string& container) {
   std::lock_guard lock(mutex_);
-  Reservation r;
   auto held = holds_.find(sandbox_id);
-  if (held != holds_.end()) {
-    r = ReuseHold(inventory, held->second);
-  } else {
-    auto placed = devices::Choose(inventory, UsageLocked(), request, policy_);
-    r.devices = std::move(placed.devices);
-    r.memory = std::move(placed.memory);
-    r.explanation = std::move(placed.explanation);
-    r.considered = std::move(placed.considered);
-    r.exclusive = request.exclusive;
-    r.memory_asked = request.gpu_memory != 0 && !request.exclusive;
-    auto& hold = holds_[sandbox_id];
-    for (std::size_t i = 0; i < r.devices.size(); ++i) {
-      hold.device_ids.push_back(r.devices[i].id);
-      // The default is not pinned: it follows the configuration.
-      hold.memory.push_back(r.memory_asked ? std::optional(r.memory[i]) : std::nullopt);
-    }
-    hold.pod = pod;
-    hold.exclusive = request.exclusive;
-    hold.pending = 1;
+  // A hold without devices (a record whose label named none) holds nothing.
+  if (held != holds_.end() && held->second.device_ids.empty() && held->second.pending == 0) {
+    holds_.erase(held);
+    held = holds_.end();
   }
-  Register(r, sandbox_id, container);
-  return r;
+  std::vector<std::string> ids;
+  for (const auto& d : placed.devices) ids.push_back(d.id);
+  switch (placed.source) {
+    case devices::Placed::Source::kAssigned: {
+      HoldRecord assigned;
+      assigned.device_ids = ids;
+      assigned.memory.resize(ids.size());  // each counts the default
+      auto& hold = holds_[sandbox_id];
+      Merge(hold, assigned);
+      if (hold.pod.empty()) hold.pod = pod;
+      ++hold.pending;
+      break;
+    }
+    case devices::Placed::Source::kHeld:
+      if (held == holds_.end() || !SameHold(held->second, placed, ids)) return std::nullopt;
+      ++held->second.pending;
+      break;
+    case devices::Placed::Source::kChosen: {
+      if (held != holds_.end() || !devices::StillFits(placed, UsageLocked(), policy_)) {
+        return std::nullopt;
+      }
+      auto& hold = holds_[sandbox_id];
+      hold.device_ids = ids;
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        // The default is not pinned: it follows the configuration.
+        hold.memory.push_back(placed.memory_asked ? std::optional(placed.memory.at(i))
+                                                  : std::nullopt);
+      }
+      hold.pod = pod;
+      hold.exclusive = placed.exclusive;
+      hold.pending = 1;
+      break;
+    }
+  }
+  const auto id = next_reservation_++;
+  reservations_[id] = {sandbox_id, container};
+  return id;
 }
 
-Reservation Ledger::ReserveAssigned(const std::vector<devices::Device>& devices,
-                                    const std::string& sandbox_id, const std::string& pod,
-                                    const std::string& container) {
-  std::lock_guard lock(mutex_);
-  Reservation r;
-  r.devices = devices;
-  Hold assigned;
-  for (const auto& d : devices) {
-    assigned.device_ids.push_back(d.id);
-    r.memory.push_back(devices::DefaultGpuMemory(d, policy_));
-    assigned.memory.emplace_back(std::nullopt);
-    r.explanation +=
-        (r.explanation.empty() ? "assigned by kubelet: " : ", ") + devices::DeviceName(d);
+bool Ledger::SameHold(const HoldRecord& hold, const devices::Placed& placed,
+                      const std::vector<std::string>& ids) {
+  if (hold.device_ids != ids || hold.exclusive != placed.exclusive) return false;
+  for (std::size_t i = 0; i < ids.size() && i < hold.memory.size(); ++i) {
+    // What the pod recorded there, if anything, is what the choice reserved.
+    if (hold.memory[i] && !hold.exclusive && *hold.memory[i] != placed.memory.at(i)) return false;
   }
-  auto& hold = holds_[sandbox_id];
-  Merge(hold, assigned);
-  if (hold.pod.empty()) hold.pod = pod;
-  ++hold.pending;
-  Register(r, sandbox_id, container);
-  return r;
+  return true;
 }
 
 // A pod's containers may each bring devices (kubelet assigns per container): the pod holds all.
-void Ledger::Merge(Hold& hold, const Hold& from) {
+void Ledger::Merge(HoldRecord& hold, const HoldRecord& from) {
   hold.memory.resize(hold.device_ids.size());
   for (std::size_t i = 0; i < from.device_ids.size(); ++i) {
     const auto& id = from.device_ids[i];
@@ -164,14 +146,14 @@ void Ledger::Merge(Hold& hold, const Hold& from) {
   hold.exclusive = hold.exclusive || from.exclusive;
 }
 
-void Ledger::ApplyCommit(const std::string& sandbox, const Hold& committed) {
+void Ledger::ApplyCommit(const std::string& sandbox, const HoldRecord& committed) {
   auto& hold = holds_[sandbox];
   Merge(hold, committed);
   hold.committed = true;
 }
 
-std::map<std::string, Ledger::Hold>::iterator Ledger::EndReservation(std::uint64_t reservation,
-                                                                     std::string* container) {
+std::map<std::string, Ledger::HoldRecord>::iterator Ledger::EndReservation(
+    std::uint64_t reservation, std::string* container) {
   const auto it = reservations_.find(reservation);
   if (it == reservations_.end()) return holds_.end();
   const auto held = holds_.find(it->second.sandbox_id);
@@ -235,11 +217,11 @@ void Ledger::BeginResync() {
   journal_.clear();
 }
 
-std::map<std::string, Ledger::Hold> Ledger::Rebuilt(const RuntimeRecord& runtime) const {
-  std::map<std::string, Hold> rebuilt;
+std::map<std::string, Ledger::HoldRecord> Ledger::Rebuilt(const RuntimeRecord& runtime) const {
+  std::map<std::string, HoldRecord> rebuilt;
   for (const auto& c : runtime.containers) {
     if (!HoldsDevices(runtime, c)) continue;
-    Hold recorded;
+    HoldRecord recorded;
     recorded.device_ids = c.device_ids;
     for (std::size_t i = 0; i < c.device_ids.size(); ++i) recorded.memory.push_back(c.MemoryOn(i));
     recorded.exclusive = c.exclusive;

@@ -3,7 +3,8 @@
 // first successful CreateContainer until its sandbox is stopped or removed, whatever its
 // containers do meanwhile (crash loops, init containers, completed containers), as kubelet's
 // device manager keeps a pod's devices until the pod is gone.
-// The ledger has no file: it is rebuilt from the runtime record (runtime_record.h) and kept
+// The ledger has no file: it is rebuilt from the runtime record
+// (shim/runtime_record/runtime_record.h) and kept
 // current by what dxshim sees pass through (commit after a successful CreateContainer, release
 // after a failed one, stopped and removed sandboxes).
 #pragma once
@@ -20,26 +21,18 @@
 #include "devices/allocation/device_request.h"
 #include "devices/allocation/placement.h"
 #include "devices/device.h"
-#include "shim/ledger/runtime_record.h"
+#include "shim/runtime_record/runtime_record.h"
 
 namespace dxshim {
 
-struct Reservation {
-  std::uint64_t id = 0;
-  std::vector<devices::Device> devices;
-  // Bytes of GPU memory the pod holds on each of `devices` (devices/allocation/gpu_memory.h).
-  std::vector<std::uint64_t> memory;
-  // Whether the pod asked that amount (else it is the default as configured now, or the whole
-  // GPU for an exclusive pod): only an amount asked is recorded on the container.
-  bool memory_asked = false;
-  bool exclusive = false;
-  std::string explanation;  // one line: what was chosen and why
-  // One line per inventory device: chosen, matching but not chosen (and why), or why not
-  // matching. Empty when the pod's earlier choice was reused.
-  std::vector<std::string> considered;
+// What choosing reads from the ledger, at once: every device's use (who holds it, with what),
+// and whether the ledger has been read from the runtime yet.
+struct LedgerView {
+  devices::Usage usage;
+  bool synced = false;
 };
 
-// A pod's hold as the metrics show it (shim/metrics/holding_collector.h): who holds which GPUs.
+// A pod's hold as the metrics show it (shim/ledger/holding_collector.h): who holds which GPUs.
 struct PodHolding {
   std::string pod_namespace;  // empty when the pod is not known by name
   std::string pod;            // its name, or its sandbox id when not known by name
@@ -68,20 +61,16 @@ class Ledger {
  public:
   explicit Ledger(devices::AllocationPolicy policy);
 
-  // Chooses devices for `sandbox_id` (devices::Choose over the current usage) and reserves them,
-  // with the GPU memory the request takes on each, until Commit or Release. A pod that already
-  // holds devices gets the same ones again. `pod` ("namespace/name") names the holder in other
-  // pods' refusals; `container` (its CRI metadata name) joins the pod's holders in metrics once
-  // committed. Throws devices::AllocationError.
-  Reservation Reserve(const devices::Inventory& inventory, const devices::DeviceRequest& request,
-                      const std::string& sandbox_id, const std::string& pod = "",
-                      const std::string& container = "");
-  // Records devices someone else chose (a device plugin put them into the config): never
-  // refused, but counted (each with the default memory), so that dxshim does not hand them out
-  // beyond their capacity.
-  Reservation ReserveAssigned(const std::vector<devices::Device>& devices,
-                              const std::string& sandbox_id, const std::string& pod = "",
-                              const std::string& container = "");
+  // Holds `placed` (devices::Choose, Held or Assigned over View()'s usage) for `sandbox_id` until
+  // Commit or Release of the reservation id it returns: the one way a choice enters the ledger.
+  // Devices kubelet assigned are never refused; another choice is held only if it is still good
+  // now, else nullopt, and the caller chooses again from a new View(): the ledger changed in
+  // between (a resync rebuilt it), and the pod now holds devices of its own, no longer holds the
+  // ones it was given again (or holds them otherwise), or a chosen device lost the room it had.
+  // `pod` ("namespace/name") names the holder in other pods' refusals; `container` (its CRI
+  // metadata name) joins the pod's holders in metrics once committed.
+  std::optional<std::uint64_t> Hold(const devices::Placed& placed, const std::string& sandbox_id,
+                                    const std::string& pod = "", const std::string& container = "");
 
   // The reservation's CreateContainer succeeded: the pod now holds its devices until its sandbox
   // is gone. A sandbox stopped while the call was in flight keeps nothing.
@@ -101,13 +90,14 @@ class Ledger {
   bool synced() const;
 
   devices::Usage Usage() const;
+  LedgerView View() const;
   // The committed holds (what pods hold now; reservations in flight are not shown), by sandbox
   // id.
   std::vector<PodHolding> Holdings() const;
   const devices::AllocationPolicy& policy() const { return policy_; }
 
  private:
-  struct Hold {
+  struct HoldRecord {
     std::vector<std::string> device_ids;
     // In device_ids' order: the bytes reserved there, nullopt for a hold recorded before memory
     // was counted (it counts as the default).
@@ -122,17 +112,16 @@ class Ledger {
   struct JournalEntry {
     enum class Type { kCommit, kSandboxGone } type;
     std::string sandbox_id;
-    Hold hold;  // kCommit: what was committed
+    HoldRecord hold;  // kCommit: what was committed
   };
 
   devices::Usage UsageLocked() const;
-  // The pod's held devices again, counted once (another container of the same pod).
-  Reservation ReuseHold(const devices::Inventory& inventory, Hold& hold) const;
-  std::uint64_t Register(Reservation& r, const std::string& sandbox_id,
-                         const std::string& container);
+  // Whether `hold` is what `placed` (the pod's devices again, with ids `ids`) was read from.
+  static bool SameHold(const HoldRecord& hold, const devices::Placed& placed,
+                       const std::vector<std::string>& ids);
   // Adds `from`'s devices (and their memory) that `hold` does not have yet.
-  static void Merge(Hold& hold, const Hold& from);
-  void ApplyCommit(const std::string& sandbox, const Hold& committed);
+  static void Merge(HoldRecord& hold, const HoldRecord& from);
+  void ApplyCommit(const std::string& sandbox, const HoldRecord& committed);
   void ApplySandboxGone(const std::string& sandbox_id);
   void DropIfUnheld(const std::string& sandbox_id);
   // A reservation in flight: whose, and for which container.
@@ -142,15 +131,15 @@ class Ledger {
   };
   // Ends `reservation` (one fewer pending on its sandbox's hold): that hold, or holds_.end() when
   // the reservation or the hold is gone; `container` is set to the container it was for.
-  std::map<std::string, Hold>::iterator EndReservation(std::uint64_t reservation,
-                                                       std::string* container = nullptr);
+  std::map<std::string, HoldRecord>::iterator EndReservation(std::uint64_t reservation,
+                                                             std::string* container = nullptr);
   // The holds the runtime record backs, plus this ledger's reservations in flight and committed
   // holds of sandboxes still ready.
-  std::map<std::string, Hold> Rebuilt(const RuntimeRecord& runtime) const;
+  std::map<std::string, HoldRecord> Rebuilt(const RuntimeRecord& runtime) const;
 
   const devices::AllocationPolicy policy_;
   mutable std::mutex mutex_;
-  std::map<std::string, Hold> holds_;              // by sandbox id
+  std::map<std::string, HoldRecord> holds_;        // by sandbox id
   std::map<std::uint64_t, Pending> reservations_;  // by reservation id
   std::uint64_t next_reservation_ = 1;
   bool resyncing_ = false;

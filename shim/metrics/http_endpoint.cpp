@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <exception>
 #include <map>
@@ -12,8 +11,10 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <variant>
 #include <vector>
 
+#include "shim/base/host_port.h"
 #include "shim/metrics/fault_log.h"
 #include "shim/metrics/http_answer.h"
 #include "shim/metrics/http_request.h"
@@ -37,24 +38,6 @@ constexpr int kReadsPerTurn = 4;
 // close; this long at most, since descriptors freed elsewhere in dxshim announce nothing.
 constexpr milliseconds kOutOfDescriptorsWait{1000};
 
-// "HOST:PORT" with an IPv6 HOST in brackets, as config/serve_config.cpp accepts it.
-void SplitListen(const std::string& listen, std::string& host, std::uint16_t& port) {
-  const auto colon = listen.rfind(':');
-  if (colon == std::string::npos) {
-    throw std::runtime_error("cannot serve metrics on " + listen + ": not HOST:PORT");
-  }
-  host = listen.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  const auto text = std::string_view(listen).substr(colon + 1);
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
-    throw std::runtime_error("cannot serve metrics on " + listen +
-                             ": the port is not a number from 0 to 65535");
-  }
-}
-
 }  // namespace
 
 class HttpEndpoint::Server {
@@ -65,11 +48,13 @@ class HttpEndpoint::Server {
         answers_(handlers_, limits.metrics_max_age),
         faults_([](const std::string& line) { spdlog::warn("{}", line); }),
         failures_([](const std::string& line) { spdlog::error("{}", line); }) {
-    std::string host;
-    std::uint16_t port = 0;
-    SplitListen(listen, host, port);
+    const auto address = ParseHostPort(listen);
+    if (const auto* why = std::get_if<std::string>(&address)) {
+      throw std::runtime_error("cannot serve metrics on " + listen + ": " + *why);
+    }
+    const auto& where = std::get<HostPort>(address);
     std::string error;
-    listener_ = sb::ListenTcp(host, port, port_, error);
+    listener_ = sb::ListenTcp(where.host, where.port, port_, error);
     if (!listener_.valid() || !sb::SetNonBlocking(listener_.get())) {
       throw std::runtime_error("cannot serve metrics on " + listen + ": " +
                                (error.empty() ? sb::LastSocketError() : error));

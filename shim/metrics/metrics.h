@@ -1,48 +1,37 @@
-// dxshim's Prometheus metrics: one registry for what `dxshim serve` does. Events are counted as
-// they happen (relayed calls, CreateContainer decisions, ledger resyncs, the runtime connection);
-// the node's state (GPUs and who holds them, the device snapshot, the ledger) is read at each
-// scrape from the objects that own it (node_collector.h), so it can never drift from them.
+// dxshim's Prometheus registry: the one place every part of `dxshim serve` registers its series
+// on, below all of them. Each part declares its own (the relay's calls: relay_metrics.h; the
+// CreateContainer decisions: shim/gpu/decision_metrics.h; the ledger's resyncs and the node's
+// GPUs and holders: shim/ledger/resync_metrics.h, node_collector.h, holding_collector.h), and
+// `serve` wires them (shim/cli/serve_metrics.h). Events are counted as
+// they happen; state is read at each scrape by collectors from the objects that own it, so it
+// can never drift from them. The operator's HTTP endpoint (http_endpoint.h) serves Render().
 #pragma once
 
 #include <prometheus/counter.h>
-#include <prometheus/gauge.h>
-#include <prometheus/histogram.h>
+#include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
 
-#include <atomic>
-#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "shim/gpu/decision_outcome.h"
-#include "shim/metrics/call_metrics.h"
 #include "shim/metrics/http_refusal.h"
-#include "shim/proxy/proxy_observer.h"
 
 namespace dxshim::metrics {
 
-class Metrics final : public ProxyObserver {
+class Metrics final {
  public:
+  // Registers dxshim_build_info and the endpoint's dxshim_http_refusals_total.
   Metrics();
   Metrics(const Metrics&) = delete;
   Metrics& operator=(const Metrics&) = delete;
 
-  // ProxyObserver: the relay thread.
-  void CallAnswered(std::string_view method, grpc::StatusCode code,
-                    std::chrono::steady_clock::duration elapsed) override;
-  void RuntimeState(grpc_connectivity_state state) override;
-
-  void Decision(DecisionOutcome outcome);
-  void Resync(bool ok, std::chrono::steady_clock::duration took);
+  // Where each part registers its counters, gauges and histograms.
+  prometheus::Registry& registry() { return *registry_; }
   // The operator's endpoint closed a connection or refused a request (its thread).
   void HttpRefused(HttpRefusal refusal);
-  // A program (its file name) connected to kubelet's pipe (Windows; the pipe's accept thread).
-  void PipeClient(const std::string& program);
-
-  bool runtime_connected() const { return runtime_connected_.load(); }
   // Families built at each scrape, added to the registry's.
   void AddCollector(std::function<std::vector<prometheus::MetricFamily>()> collect);
   // The text exposition format (version 0.0.4) of everything.
@@ -50,18 +39,7 @@ class Metrics final : public ProxyObserver {
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
-  CallMetrics calls_;
-  std::map<DecisionOutcome, prometheus::Counter*> decisions_;
   std::map<HttpRefusal, prometheus::Counter*> http_refusals_;
-  prometheus::Counter& resyncs_ok_;
-  prometheus::Counter& resyncs_failed_;
-  prometheus::Histogram& resync_duration_;
-  prometheus::Gauge& last_resync_success_;
-  prometheus::Gauge& runtime_connected_gauge_;
-  prometheus::Counter& runtime_reconnects_;
-  prometheus::Family<prometheus::Counter>& pipe_clients_;
-  std::atomic<bool> runtime_connected_{false};
-  bool runtime_was_connected_ = false;  // relay thread only
   std::vector<std::function<std::vector<prometheus::MetricFamily>()>> collectors_;
 };
 

@@ -1,5 +1,6 @@
 #include "shim/node/config_file_edit.h"
 
+#include "shim/base/json_text.h"
 #include "shim/node/command_line.h"
 #include "shim/node/yaml_text.h"
 

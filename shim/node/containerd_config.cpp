@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "shim/base/json_text.h"
 #include "shim/node/command_line.h"
 #include "shim/node/yaml_text.h"
 

@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "shim/base/json_text.h"
 #include "shim/node/yaml_text.h"
 
 namespace dxshim::node {

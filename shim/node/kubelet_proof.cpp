@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <regex>
+#include <variant>
 
+#include "shim/base/host_port.h"
 #include "shim/node/command_line.h"
 #include "shim/node/config_file_edit.h"
 #include "shim/node/kubelet_endpoint.h"
@@ -48,15 +50,20 @@ Proof Check(NodeSystem& node, const ProofTarget& target) {
                          target.dxshim_service + " service" +
                          (server ? " (its server is pid " + std::to_string(*server) + ")" : "")};
     }
-    const auto colon = target.metrics_address.rfind(':');
-    if (colon == std::string::npos) {
+    const auto parsed = ParseHostPort(target.metrics_address);
+    const auto* address = std::get_if<HostPort>(&parsed);
+    if (!address) {
       return {false,
               "dxshim's metrics endpoint is off (metrics-listen): the calls it relays "
               "for kubelet cannot be counted"};
     }
-    const auto metrics = node.HttpGet(target.metrics_address.substr(0, colon),
-                                      std::stoi(target.metrics_address.substr(colon + 1)),
-                                      "/metrics", std::chrono::seconds(5));
+    if (address->port == 0) {
+      return {false, "dxshim's metrics endpoint takes any free port (metrics-listen " +
+                         target.metrics_address +
+                         "): the calls it relays for kubelet cannot be counted here"};
+    }
+    const auto metrics =
+        node.HttpGet(address->DialHost(), address->port, "/metrics", std::chrono::seconds(5));
     static const std::regex kCount(
         R"re((^|\n)dxshim_pipe_clients_total\{program="kubelet\.exe"\} ([0-9.e+]+))re");
     std::smatch match;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "shim/base/json_text.h"
 #include "shim/node/command_line.h"
 
 namespace dxshim::node {
@@ -219,41 +220,6 @@ ScalarSpan ScalarSpanOf(const YamlDocument& doc, const YAML::Node& node, bool fl
                     "dxshim edits one-line scalars only");
   }
   return span;
-}
-
-std::string JsonString(std::string_view value) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (const char c : value) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (IsControl(c)) {
-          const auto u = static_cast<unsigned char>(c);
-          out += "\\u00";
-          out += kHex[u >> 4];
-          out += kHex[u & 0xf];
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
 }
 
 std::string FormatScalar(std::string_view value, ScalarStyle preferred, bool flow) {

@@ -54,9 +54,6 @@ ScalarSpan ScalarSpanOf(const YamlDocument& doc, const YAML::Node& node, bool fl
 // `flow`); single-quoted only without control characters.
 std::string FormatScalar(std::string_view value, ScalarStyle preferred, bool flow);
 
-// `value` as a JSON string (also a YAML double-quoted scalar).
-std::string JsonString(std::string_view value);
-
 // The top-level entry of a mapping with scalar key `key`; nullopt when absent. Throws EditError
 // when the key is there more than once.
 struct YamlEntry {

@@ -1,7 +1,9 @@
 #include "shim/proxy/endpoint.h"
 
 #include <stdexcept>
+#include <variant>
 
+#include "shim/base/host_port.h"
 #include "shim/proxy/pipe_name.h"
 
 namespace dxshim {
@@ -25,15 +27,10 @@ Endpoint ParseUnix(std::string_view text, std::string_view path) {
 #endif
 
 Endpoint ParseTcp(std::string_view text, std::string_view hostport) {
-  const auto colon = hostport.rfind(':');
-  if (colon == std::string_view::npos || colon == 0) Reject(text, "expected tcp://host:port");
-  const auto port = hostport.substr(colon + 1);
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != port.npos ||
-      std::stoi(std::string(port)) > 65535) {
-    Reject(text, "the port must be a number from 0 to 65535");
+  const auto parsed = ParseHostPort(hostport);
+  if (const auto* why = std::get_if<std::string>(&parsed)) {
+    Reject(text, "expected tcp://host:port (" + *why + ")");
   }
-  const auto host = hostport.substr(0, colon);
-  if (host.front() == '[' && host.back() != ']') Reject(text, "unterminated IPv6 address");
   return Endpoint{Endpoint::Kind::kTcp, std::string(hostport)};
 }
 

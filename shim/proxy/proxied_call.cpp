@@ -2,30 +2,8 @@
 
 #include "shim/proxy/cri_methods.h"
 #include "shim/proxy/metadata.h"
-#include "shim/proxy/stream_relay.h"
-#include "shim/proxy/unary_relay.h"
 
 namespace dxshim {
-namespace {
-
-// Answers a call the endpoint does not admit, without reading it or calling the runtime.
-class RefusedRelay final : public Relay {
- public:
-  using Relay::Relay;
-  void Begin() override {
-    const grpc::Status refused(grpc::StatusCode::PERMISSION_DENIED,
-                               "dxshim: calls are accepted only through dxshim's own endpoint");
-    call_.Answering(refused);
-    call_.caller().Finish(refused, finished_.Start());
-  }
-
- private:
-  void Finished(bool /*ok*/) {}
-  ProxiedCall::Op<RefusedRelay, &RefusedRelay::Finished> finished_{call_, this};
-};
-
-}  // namespace
-
 void ProxiedCall::Accept(ProxyShared& shared) { new ProxiedCall(shared); }
 
 ProxiedCall::ProxiedCall(ProxyShared& shared) : shared_(shared) {
@@ -45,24 +23,16 @@ void ProxiedCall::Accepted(bool ok) {
   Accept(shared_);  // keep one acceptor waiting
   if (shared_.observer != nullptr) accepted_at_ = std::chrono::steady_clock::now();
   ++outstanding_;  // the done notification, now that it will come
-  if (shared_.admit_peer && !shared_.admit_peer(ctx_.peer())) {
-    relay_ = std::make_unique<RefusedRelay>(*this);
-    relay_->Begin();
-    return;
+  const bool admitted = !shared_.admit_peer || shared_.admit_peer(ctx_.peer());
+  if (admitted) {
+    if (IsLongLivedStream(ctx_.method())) {
+      shared_.registry.Add(this);
+      registered_ = true;
+    }
+    CopyCallerMetadata(ctx_.client_metadata(), runtime_ctx_);
+    runtime_ctx_.set_deadline(ctx_.raw_deadline());
   }
-  const auto method = ctx_.method();
-  if (IsLongLivedStream(method)) {
-    shared_.registry.Add(this);
-    registered_ = true;
-  }
-  CopyCallerMetadata(ctx_.client_metadata(), runtime_ctx_);
-  runtime_ctx_.set_deadline(ctx_.raw_deadline());
-  if (IsUnaryCriMethod(method)) {
-    const bool intercept = shared_.interceptor != nullptr && shared_.interceptor->Wants(method);
-    relay_ = std::make_unique<UnaryRelay>(*this, intercept);
-  } else {
-    relay_ = std::make_unique<StreamRelay>(*this);
-  }
+  relay_ = shared_.relay_for(*this, admitted);
   relay_->Begin();
 }
 

@@ -2,7 +2,8 @@
 // legs (the caller's server context and stream, the runtime call's client context), copies the
 // caller's metadata and deadline upstream, cancels the runtime call when the caller goes away,
 // and deletes itself once no operation of either leg is outstanding. How messages travel is the
-// job of its Relay: a UnaryRelay for known unary CRI methods, a StreamRelay for anything else.
+// job of its Relay, which the server's relay_for makes (relay_choice.h: a UnaryRelay for known
+// unary CRI methods, a StreamRelay for anything else); this file knows none of them.
 //
 // All of a call's completions are handled by the one thread that drains the completion queue, so
 // a call's state needs no lock; only Cancel() comes from another thread (shutdown), and gRPC's
@@ -26,6 +27,9 @@
 
 namespace dxshim {
 
+class ProxiedCall;
+class Relay;
+
 // What all calls share; outlives every call.
 struct ProxyShared {
   grpc::AsyncGenericService* service = nullptr;
@@ -36,11 +40,11 @@ struct ProxyShared {
   // and never reaches the runtime. Windows: only the named pipe's own bridges are admitted.
   std::function<bool(std::string_view peer)> admit_peer;
   ProxyObserver* observer = nullptr;  // may be null: nothing is reported
+  // Makes an accepted call's relay; `admitted` is false for a peer admit_peer refused.
+  std::unique_ptr<Relay> (*relay_for)(ProxiedCall& call, bool admitted) = nullptr;
   CallRegistry registry;
   std::atomic<int> live_calls{0};  // accepted or waiting to be, so shutdown can wait for them
 };
-
-class ProxiedCall;
 
 // How a call's messages travel between the two legs.
 class Relay {

@@ -3,12 +3,12 @@
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
 #include <spdlog/spdlog.h>
-#ifndef _WIN32
-#include <sys/stat.h>
-#endif
 
 #include <algorithm>
 #include <stdexcept>
+
+#include "shim/base/host_port.h"
+#include "shim/proxy/relay_choice.h"
 
 namespace dxshim {
 
@@ -24,13 +24,10 @@ void ProxyServer::Start() {
   shared_.service = &service_;
   shared_.admit_peer = options_.admit_peer;
   shared_.observer = options_.observer;
+  shared_.relay_for = RelayFor;
 
   const bool unix_socket = options_.listen.kind == Endpoint::Kind::kUnix;
-#ifdef _WIN32
-  if (unix_socket) throw std::runtime_error("unix sockets are not served on Windows");
-#else
-  if (unix_socket) PrepareUnixSocketPath(options_.listen.address);
-#endif
+  PrepareListen();
 
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(-1);
@@ -40,15 +37,7 @@ void ProxyServer::Start() {
   shared_.cq = cq_.get();
   builder.AddListeningPort(options_.listen.GrpcTarget(), grpc::InsecureServerCredentials(),
                            unix_socket ? nullptr : &bound_port_);
-#ifdef _WIN32
-  server_ = builder.BuildAndStart();
-#else
-  // The socket must never be reachable with looser permissions than configured, not even between
-  // bind() and chmod(): create it under a restrictive umask.
-  const mode_t previous_umask = unix_socket ? ::umask(0177) : 0;
-  server_ = builder.BuildAndStart();
-  if (unix_socket) ::umask(previous_umask);
-#endif
+  server_ = BuildAndStart(builder);
   if (!server_) {
     cq_->Shutdown();  // a queue must be shut down and drained before it is destroyed
     void* tag = nullptr;
@@ -63,21 +52,15 @@ void ProxyServer::Start() {
     bool ok = false;
     while (cq->Next(&tag, &ok)) static_cast<CallTag*>(tag)->Complete(ok);
   });
-#ifndef _WIN32
-  if (unix_socket) {
-    socket_file_ = std::make_unique<UnixSocketFile>(options_.listen.address,
-                                                    static_cast<mode_t>(options_.socket_mode));
-  }
-#endif
+  OwnSocketFile();
   connectivity_log_ = std::make_unique<ConnectivityLog>(channel_, options_.runtime.ToString(),
                                                         cq_.get(), options_.observer);
   if (unix_socket) {
     spdlog::info("listening on {} (mode {:o}), relaying to runtime {}", options_.listen.ToString(),
                  options_.socket_mode, options_.runtime.ToString());
   } else {
-    const auto host = options_.listen.address.substr(0, options_.listen.address.rfind(':'));
-    spdlog::info("listening on tcp://{}:{}, relaying to runtime {}", host, bound_port_,
-                 options_.runtime.ToString());
+    spdlog::info("listening on tcp://{}:{}, relaying to runtime {}",
+                 HostTextOf(options_.listen.address), bound_port_, options_.runtime.ToString());
   }
 }
 
@@ -99,9 +82,7 @@ void ProxyServer::Shutdown() {
   }
   cq_->Shutdown();
   cq_thread_.join();
-#ifndef _WIN32
   socket_file_.reset();
-#endif
   spdlog::info("stopped");
 }
 

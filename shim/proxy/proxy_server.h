@@ -3,6 +3,7 @@
 
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/server.h>
+#include <grpcpp/server_builder.h>
 
 #include <chrono>
 #include <cstdint>
@@ -14,9 +15,6 @@
 #include "shim/proxy/endpoint.h"
 #include "shim/proxy/proxied_call.h"
 #include "shim/proxy/runtime_channel.h"
-#ifndef _WIN32
-#include "shim/proxy/unix_socket.h"
-#endif
 
 namespace dxshim {
 
@@ -49,6 +47,13 @@ class ProxyServer {
   int bound_port() const { return bound_port_; }
 
  private:
+  // The platform's part of listening (proxy_server_posix.cpp, proxy_server_windows.cpp). POSIX
+  // readies a unix socket's path before the server is built, creates the socket under a
+  // restrictive umask and then owns its file; Windows refuses a unix socket.
+  void PrepareListen();
+  std::unique_ptr<grpc::Server> BuildAndStart(grpc::ServerBuilder& builder);
+  void OwnSocketFile();
+
   ProxyOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<grpc::GenericStub> stub_;
@@ -60,9 +65,9 @@ class ProxyServer {
   // keeps a call's hops on one core; the relay never blocks, so it is never the bottleneck of a
   // node's CRI traffic.
   std::thread cq_thread_;
-#ifndef _WIN32
-  std::unique_ptr<UnixSocketFile> socket_file_;
-#endif
+  // A unix socket's file once it listens (its mode set, removed at Shutdown): a UnixSocketFile,
+  // type-erased because Windows has none.
+  std::shared_ptr<void> socket_file_;
   std::unique_ptr<ConnectivityLog> connectivity_log_;
   int bound_port_ = 0;
   bool stopped_ = false;

@@ -1,21 +1,13 @@
 #include "shim/proxy/status_code_name.h"
 
-#include <cstddef>
+#include <absl/status/status.h>
 
 namespace dxshim {
-namespace {
 
-constexpr const char* kNames[] = {
-    "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
-    "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
-    "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
-    "DATA_LOSS", "UNAUTHENTICATED"};
-
-}  // namespace
-
-const char* StatusCodeName(grpc::StatusCode code) {
-  const auto index = static_cast<std::size_t>(code);
-  return index < std::size(kNames) ? kNames[index] : "UNKNOWN";
+std::string StatusCodeName(grpc::StatusCode code) {
+  // gRPC's codes are absl's canonical codes, value for value; absl names any other value "".
+  auto name = absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
+  return name.empty() ? "UNKNOWN" : name;
 }
 
 }  // namespace dxshim

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "shim/proxy/status_code_name.h"
+
 namespace dxshim {
 
 void StreamRelay::Begin() {
@@ -113,7 +115,7 @@ void StreamRelay::MaybeFinishCaller() {
   caller_finishing_ = true;
   call_.ForwardRuntimeTrailingMetadata();
   if (!status_.ok() && spdlog::should_log(spdlog::level::debug)) {
-    spdlog::debug("{} -> {} {}", call_.method(), static_cast<int>(status_.error_code()),
+    spdlog::debug("{} -> {} {}", call_.method(), StatusCodeName(status_.error_code()),
                   status_.error_message());
   }
   call_.Answering(status_);

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "shim/proxy/byte_buffer.h"
+#include "shim/proxy/status_code_name.h"
 
 namespace dxshim {
 
@@ -72,7 +73,7 @@ void UnaryRelay::RuntimeAnswered(bool /*ok: always true for Finish*/) {
 
 void UnaryRelay::FinishCaller(const grpc::Status& status) {
   if (!status.ok() && spdlog::should_log(spdlog::level::debug)) {
-    spdlog::debug("{} -> {} {}", call_.method(), static_cast<int>(status.error_code()),
+    spdlog::debug("{} -> {} {}", call_.method(), StatusCodeName(status.error_code()),
                   status.error_message());
   }
   call_.Answering(status);

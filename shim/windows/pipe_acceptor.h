@@ -17,9 +17,6 @@
 
 namespace dxshim::windows {
 
-// SYSTEM and built-in Administrators: full access; nobody else; no inherited entries.
-inline constexpr char kDefaultPipeSddl[] = "D:P(A;;GA;;;SY)(A;;GA;;;BA)";
-
 class PipeAcceptor {
  public:
   // `dial_backend` returns a connected socket to the gRPC server, or INVALID_SOCKET (the pipe

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "config/serve_config_keys.h"
+
 namespace dxshim::config {
 namespace {
 

@@ -51,7 +51,7 @@ class PipeTransportEndToEnd : public testing::Test {
     const int dxshim_port = PortAfter(dxshim_->Log(), "listening on tcp://127.0.0.1:");
 
     relay_ = std::make_unique<Process>(
-        std::vector<std::string>{DXSHIM_SOURCE_DIR "/tests/windows/run_under_wine.sh",
+        std::vector<std::string>{DXSHIM_SOURCE_DIR "/tests/support/run_under_wine.sh",
                                  DXSHIM_PIPE_RELAY_EXE, "dxshim-e2e-" + std::to_string(::getpid()),
                                  std::to_string(dxshim_port), dir_ / "stop-relay"},
         dir_ / "relay.log");

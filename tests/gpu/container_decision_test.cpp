@@ -17,6 +17,7 @@ namespace {
 const std::string kStore =
     "C:\\Windows\\System32\\DriverStore\\FileRepository\\nvgridsw_aws.inf_amd64_5b7ec8f2a8e3b31a";
 
+using test::DecideAndHold;
 using test::LoadExampleInventory;
 using test::PodCreateRequest;
 using test::SyncedLedger;
@@ -33,7 +34,7 @@ TEST(Decision, AnnotationsNeverNameAPathThatGetsMounted) {
            {"dxshim.io/requires", "..\\..\\SAM"},
            {"dxshim.io/vendor", "\\\\evil\\share"}}) {
     try {
-      Decide(PodCreateRequest({{key, value}}), node, ledger, WindowsTarget());
+      DecideAndHold(PodCreateRequest({{key, value}}), node, ledger, WindowsTarget());
       ADD_FAILURE() << key << " was accepted";
     } catch (const DecisionError& e) {
       EXPECT_TRUE(e.code() == grpc::StatusCode::INVALID_ARGUMENT ||
@@ -42,7 +43,8 @@ TEST(Decision, AnnotationsNeverNameAPathThatGetsMounted) {
     }
   }
   EXPECT_TRUE(ledger.Usage().empty());
-  const auto d = Decide(PodCreateRequest({{"dxshim.io/gpu", "1"}}), node, ledger, WindowsTarget());
+  const auto d =
+      DecideAndHold(PodCreateRequest({{"dxshim.io/gpu", "1"}}), node, ledger, WindowsTarget());
   for (const auto& m : d.plan.add_mounts) EXPECT_TRUE(m.host_path().starts_with(kStore));
 }
 
@@ -54,7 +56,7 @@ TEST(Decision, CodesAndNamespaces) {
   auto& ledger = *owner;
   const auto code = [&](const runtime::v1::CreateContainerRequest& r) {
     try {
-      Decide(r, node, ledger, WindowsTarget());
+      DecideAndHold(r, node, ledger, WindowsTarget());
     } catch (const DecisionError& e) {
       return e.code();
     }
@@ -70,7 +72,7 @@ TEST(Decision, CodesAndNamespaces) {
   EXPECT_EQ(code(PodCreateRequest({{"dxshim.io/gpu", "x"}})), grpc::StatusCode::INVALID_ARGUMENT);
   Ledger unsynced({});
   try {
-    Decide(other, node, unsynced, WindowsTarget());
+    DecideAndHold(other, node, unsynced, WindowsTarget());
     ADD_FAILURE();
   } catch (const DecisionError& e) {
     EXPECT_EQ(e.code(), grpc::StatusCode::UNAVAILABLE);
@@ -78,7 +80,7 @@ TEST(Decision, CodesAndNamespaces) {
   // Scope: a container outside dxshim.io/containers passes through.
   auto scoped = PodCreateRequest({{"dxshim.io/gpu", "1"}, {"dxshim.io/containers", "trainer"}});
   scoped.mutable_sandbox_config()->mutable_metadata()->set_namespace_("gpu");
-  EXPECT_TRUE(Decide(scoped, node, ledger, WindowsTarget()).pass_through);
+  EXPECT_TRUE(DecideAndHold(scoped, node, ledger, WindowsTarget()).pass_through);
 }
 
 // vm-runtime-handlers: a GPU request in a pod whose handler runs it in a VM is refused before
@@ -91,7 +93,7 @@ TEST(Decision, PodsInVirtualMachinesGetNoGpu) {
   target.vm_runtime_handlers = {"runhcs-wcow-hypervisor"};
   const auto request = PodCreateRequest({{"dxshim.io/gpu", "1"}});
   try {
-    Decide(request, node, ledger, target, std::string("runhcs-wcow-hypervisor"));
+    DecideAndHold(request, node, ledger, target, std::string("runhcs-wcow-hypervisor"));
     ADD_FAILURE() << "a GPU in a Hyper-V pod";
   } catch (const DecisionError& e) {
     EXPECT_EQ(e.code(), grpc::StatusCode::FAILED_PRECONDITION);
@@ -103,29 +105,30 @@ TEST(Decision, PodsInVirtualMachinesGetNoGpu) {
   // The dxshim resource (the device plugin's slots) is a GPU request too.
   auto by_limit = PodCreateRequest({});
   (*by_limit.mutable_config()->mutable_annotations())[keys::kPluginSlotsAnnotation] = "slot-0";
-  EXPECT_THROW(Decide(by_limit, node, ledger, target, std::string("runhcs-wcow-hypervisor")),
+  EXPECT_THROW(DecideAndHold(by_limit, node, ledger, target, std::string("runhcs-wcow-hypervisor")),
                DecisionError);
   // Nothing was held: the same pod under the default handler gets the GPU.
-  EXPECT_FALSE(Decide(request, node, ledger, target, std::string("")).pass_through);
+  EXPECT_FALSE(DecideAndHold(request, node, ledger, target, std::string("")).pass_through);
   // Another plugin's device in a VM pod: left alone, and the log says why.
   auto assigned = PodCreateRequest({});
   assigned.set_pod_sandbox_id("sandbox-vm");
   assigned.mutable_config()->add_devices()->set_host_path(
       "vpci-location-path://PCIROOT(0)#PCI(1E00)");
-  const auto left = Decide(assigned, node, ledger, target, std::string("runhcs-wcow-hypervisor"));
+  const auto left =
+      DecideAndHold(assigned, node, ledger, target, std::string("runhcs-wcow-hypervisor"));
   EXPECT_TRUE(left.pass_through);
   EXPECT_TRUE(left.notable);
   EXPECT_NE(left.why.find("left as they are"), std::string::npos);
   // A sandbox dxshim has not learned yet: retry once the runtime has listed it.
   try {
-    Decide(request, node, ledger, target, std::nullopt);
+    DecideAndHold(request, node, ledger, target, std::nullopt);
     ADD_FAILURE();
   } catch (const DecisionError& e) {
     EXPECT_EQ(e.code(), grpc::StatusCode::UNAVAILABLE);
   }
   // Without VM handlers configured (Linux's default) the handler does not matter.
-  EXPECT_TRUE(
-      Decide(PodCreateRequest({}), node, ledger, WindowsTarget(), std::nullopt).pass_through);
+  EXPECT_TRUE(DecideAndHold(PodCreateRequest({}), node, ledger, WindowsTarget(), std::nullopt)
+                  .pass_through);
 }
 
 // GPU memory: what the memory resource's units (dxshim.io/plugin-memory-units, from kubelet's
@@ -161,7 +164,7 @@ std::string EnvOf(const Decision& d, const std::string& name) {
 DecisionError Refused(const runtime::v1::CreateContainerRequest& r, const devices::Inventory& node,
                       Ledger& ledger) {
   try {
-    Decide(r, node, ledger, WindowsTarget());
+    DecideAndHold(r, node, ledger, WindowsTarget());
   } catch (const DecisionError& e) {
     return e;
   }
@@ -174,8 +177,8 @@ TEST(MemoryDecision, TheAnnotationReservesAndTheContainerIsTold) {
   auto policy = devices::AllocationPolicy{};
   policy.max_containers_per_device = 8;
   const auto ledger = SyncedLedger(policy);
-  const auto d =
-      Decide(PodCreateRequest({{"dxshim.io/gpu-memory", "6Gi"}}), node, *ledger, WindowsTarget());
+  const auto d = DecideAndHold(PodCreateRequest({{"dxshim.io/gpu-memory", "6Gi"}}), node, *ledger,
+                               WindowsTarget());
   ASSERT_FALSE(d.pass_through);
   EXPECT_EQ(d.plan.labels.at(keys::kGpuMemoryLabel), std::to_string(6 * kGi));
   EXPECT_EQ(EnvOf(d, "DXSHIM_GPU_MEMORY_BYTES"), std::to_string(6 * kGi));
@@ -188,7 +191,8 @@ TEST(MemoryDecision, TheAnnotationReservesAndTheContainerIsTold) {
   auto* env = own.mutable_config()->add_envs();
   env->set_key("DXSHIM_GPU_MEMORY_BYTES");
   env->set_value("1");
-  EXPECT_EQ(EnvOf(Decide(own, node, *ledger, WindowsTarget()), "DXSHIM_GPU_MEMORY_BYTES"), "");
+  EXPECT_EQ(EnvOf(DecideAndHold(own, node, *ledger, WindowsTarget()), "DXSHIM_GPU_MEMORY_BYTES"),
+            "");
   // 15Gi - 12Gi: a third 6Gi pod is refused on memory; 16Gi never fits.
   auto third = PodCreateRequest({{"dxshim.io/gpu-memory", "6Gi"}});
   third.set_pod_sandbox_id("sandbox-3");
@@ -216,18 +220,18 @@ TEST(MemoryDecision, MemoryUnitsFromTheResourceLimit) {
   policy.max_containers_per_device = 8;
   const auto ledger = SyncedLedger(policy);
   // No GPU count: one GPU with all of it.
-  auto d = Decide(WithContainerAnnotations(PodCreateRequest({}),
-                                           {{keys::kPluginMemoryUnitsAnnotation, Units(6)}}),
-                  node, *ledger, WindowsTarget());
+  auto d = DecideAndHold(WithContainerAnnotations(PodCreateRequest({}),
+                                                  {{keys::kPluginMemoryUnitsAnnotation, Units(6)}}),
+                         node, *ledger, WindowsTarget());
   ASSERT_FALSE(d.pass_through);
-  EXPECT_EQ(d.reservation.memory, std::vector<std::uint64_t>{6 * kGi});
+  EXPECT_EQ(d.placed.memory, std::vector<std::uint64_t>{6 * kGi});
   // Two GPU slots: spread evenly.
-  d = Decide(WithContainerAnnotations(PodCreateRequest({}),
-                                      {{keys::kPluginSlotsAnnotation, "gpu-1-0,gpu-1-1"},
-                                       {keys::kPluginMemoryUnitsAnnotation, Units(6)}},
-                                      "sandbox-2"),
-             node, *ledger, WindowsTarget());
-  EXPECT_EQ(d.reservation.memory, (std::vector<std::uint64_t>{3 * kGi, 3 * kGi}));
+  d = DecideAndHold(WithContainerAnnotations(PodCreateRequest({}),
+                                             {{keys::kPluginSlotsAnnotation, "gpu-1-0,gpu-1-1"},
+                                              {keys::kPluginMemoryUnitsAnnotation, Units(6)}},
+                                             "sandbox-2"),
+                    node, *ledger, WindowsTarget());
+  EXPECT_EQ(d.placed.memory, (std::vector<std::uint64_t>{3 * kGi, 3 * kGi}));
   // An odd count over two GPUs, a disagreeing annotation, a bad unit id.
   for (const auto& r :
        {WithContainerAnnotations(PodCreateRequest({}),
@@ -244,11 +248,11 @@ TEST(MemoryDecision, MemoryUnitsFromTheResourceLimit) {
     EXPECT_EQ(e.outcome(), DecisionOutcome::kInvalidRequest);
   }
   // The same amount by annotation and by limit agrees.
-  d = Decide(
+  d = DecideAndHold(
       WithContainerAnnotations(PodCreateRequest({{"dxshim.io/gpu-memory", "2Gi"}}),
                                {{keys::kPluginMemoryUnitsAnnotation, Units(2)}}, "sandbox-6"),
       node, *ledger, WindowsTarget());
-  EXPECT_EQ(d.reservation.memory, std::vector<std::uint64_t>{2 * kGi});
+  EXPECT_EQ(d.placed.memory, std::vector<std::uint64_t>{2 * kGi});
 }
 
 }  // namespace

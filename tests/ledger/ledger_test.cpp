@@ -12,6 +12,7 @@
 
 #include "devices/allocation/gpu_memory.h"
 #include "devices/inventory_file.h"
+#include "tests/support/ledger_reserve.h"
 
 namespace dxshim {
 namespace {
@@ -22,7 +23,7 @@ using devices::DeviceRequest;
 using devices::Inventory;
 using devices::LoadInventoryFile;
 using devices::ParseDeviceRequest;
-using devices::Placement;
+using devices::SpreadOrPack;
 
 const std::string kExamples = DXSHIM_SOURCE_DIR "/deploy/examples/inventories/";
 
@@ -48,31 +49,31 @@ AllocationError::Kind KindOf(const std::function<void()>& f, std::string* messag
   return AllocationError::Kind::kImpossible;
 }
 
-AllocationPolicy Policy(unsigned max, Placement placement = Placement::kSpread) {
+AllocationPolicy Policy(unsigned max, SpreadOrPack order = SpreadOrPack::kSpread) {
   AllocationPolicy p;
   p.max_containers_per_device = max;
-  p.placement = placement;
+  p.spread_or_pack = order;
   return p;
 }
 
-std::vector<std::string> Ids(const Reservation& r) {
+std::vector<std::string> Ids(const test::Reservation& r) {
   std::vector<std::string> out;
-  for (const auto& d : r.devices) out.push_back(d.id);
+  for (const auto& d : r.placed.devices) out.push_back(d.id);
   return out;
 }
 
 TEST(Ledger, MatchesVendorClassMemoryAndFiles) {
   const auto node = Load("hetero-node.yaml");
   Ledger a(Policy(4));
-  auto r = a.Reserve(node, Request({{"dxshim.io/vendor", "amd"}}), "pod-amd");
-  ASSERT_EQ(r.devices.size(), 1u);
-  EXPECT_EQ(r.devices[0].vendor, "AMD");
-  r = a.Reserve(node, Request({{"dxshim.io/requires", "cuda"}}), "pod-cuda");
-  EXPECT_EQ(r.devices[0].vendor, "NVIDIA");
+  auto r = test::Reserve(a, node, Request({{"dxshim.io/vendor", "amd"}}), "pod-amd");
+  ASSERT_EQ(r.placed.devices.size(), 1u);
+  EXPECT_EQ(r.placed.devices[0].vendor, "AMD");
+  r = test::Reserve(a, node, Request({{"dxshim.io/requires", "cuda"}}), "pod-cuda");
+  EXPECT_EQ(r.placed.devices[0].vendor, "NVIDIA");
   std::string msg;
   EXPECT_EQ(KindOf(
                 [&] {
-                  a.Reserve(node, Request({{"dxshim.io/min-memory", "1Ti"}}), "p");
+                  test::Reserve(a, node, Request({{"dxshim.io/min-memory", "1Ti"}}), "p");
                 },
                 &msg),
             AllocationError::Kind::kImpossible);
@@ -81,7 +82,7 @@ TEST(Ledger, MatchesVendorClassMemoryAndFiles) {
       << msg;
   EXPECT_NE(msg.find("this node has: "), std::string::npos) << msg;
   EXPECT_EQ(KindOf([&] {
-              a.Reserve(node, Request({{"dxshim.io/class", "compute"}}), "p");
+              test::Reserve(a, node, Request({{"dxshim.io/class", "compute"}}), "p");
             }),
             AllocationError::Kind::kImpossible);
 }
@@ -89,20 +90,20 @@ TEST(Ledger, MatchesVendorClassMemoryAndFiles) {
 TEST(Ledger, NeverMixesVendorsOrDrivers) {
   const auto node = Load("hetero-node.yaml");  // 2 NVIDIA T4 + 1 AMD
   Ledger a(Policy(1));
-  const auto r = a.Reserve(node, Request({{"dxshim.io/gpu", "2"}}), "pod-1");
-  ASSERT_EQ(r.devices.size(), 2u);
-  EXPECT_EQ(r.devices[0].vendor, r.devices[1].vendor);
+  const auto r = test::Reserve(a, node, Request({{"dxshim.io/gpu", "2"}}), "pod-1");
+  ASSERT_EQ(r.placed.devices.size(), 2u);
+  EXPECT_EQ(r.placed.devices[0].vendor, r.placed.devices[1].vendor);
   std::string msg;
   EXPECT_EQ(KindOf(
                 [&] {
-                  a.Reserve(node, Request({{"dxshim.io/gpu", "3"}}), "pod-2");
+                  test::Reserve(a, node, Request({{"dxshim.io/gpu", "3"}}), "pod-2");
                 },
                 &msg),
             AllocationError::Kind::kVendorMix);
   EXPECT_NE(msg.find("no 3 of them share one vendor and driver"), std::string::npos) << msg;
   EXPECT_EQ(KindOf(
                 [&] {
-                  a.Reserve(node, Request({{"dxshim.io/gpu", "4"}}), "pod-2");
+                  test::Reserve(a, node, Request({{"dxshim.io/gpu", "4"}}), "pod-2");
                 },
                 &msg),
             AllocationError::Kind::kImpossible);
@@ -112,12 +113,12 @@ TEST(Ledger, NeverMixesVendorsOrDrivers) {
 TEST(Ledger, SharingLimitExclusiveAndRelease) {
   const auto node = Load("nvidia-t4.yaml");
   Ledger a(Policy(2));
-  const auto r1 = a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-1");
-  const auto r2 = a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-2");
+  const auto r1 = test::Reserve(a, node, Request({{"dxshim.io/gpu", "1"}}), "pod-1");
+  const auto r2 = test::Reserve(a, node, Request({{"dxshim.io/gpu", "1"}}), "pod-2");
   std::string msg;
   EXPECT_EQ(KindOf(
                 [&] {
-                  a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-3");
+                  test::Reserve(a, node, Request({{"dxshim.io/gpu", "1"}}), "pod-3");
                 },
                 &msg),
             AllocationError::Kind::kExhausted);
@@ -127,21 +128,21 @@ TEST(Ledger, SharingLimitExclusiveAndRelease) {
       << msg;
   a.Commit(r1.id);
   a.Release(r2.id);  // pod-2's CreateContainer failed upstream: its share is free again
-  EXPECT_EQ(a.Usage().at(r1.devices[0].id).pods, 1u);
+  EXPECT_EQ(a.Usage().at(r1.placed.devices[0].id).pods, 1u);
   EXPECT_EQ(KindOf([&] {
-              a.Reserve(node, Request({{"dxshim.io/sharing", "exclusive"}}), "pod-4");
+              test::Reserve(a, node, Request({{"dxshim.io/sharing", "exclusive"}}), "pod-4");
             }),
             AllocationError::Kind::kExhausted);
   a.SandboxGone("pod-1");
   EXPECT_TRUE(a.Usage().empty());
-  const auto ex = a.Reserve(node, Request({{"dxshim.io/sharing", "exclusive"}}), "pod-4");
+  const auto ex = test::Reserve(a, node, Request({{"dxshim.io/sharing", "exclusive"}}), "pod-4");
   a.Commit(ex.id);
   EXPECT_EQ(KindOf([&] {
-              a.Reserve(node, Request({{"dxshim.io/sharing", "shared"}}), "pod-5");
+              test::Reserve(a, node, Request({{"dxshim.io/sharing", "shared"}}), "pod-5");
             }),
             AllocationError::Kind::kExhausted);  // shared requests stay off exclusive devices
   a.SandboxGone("pod-4");
-  EXPECT_NO_THROW(a.Reserve(node, Request({{"dxshim.io/gpu", "1"}}), "pod-5"));
+  EXPECT_NO_THROW(test::Reserve(a, node, Request({{"dxshim.io/gpu", "1"}}), "pod-5"));
 }
 
 TEST(Ledger, APodHoldsItsDevicesUntilItsSandboxIsGone) {
@@ -149,66 +150,70 @@ TEST(Ledger, APodHoldsItsDevicesUntilItsSandboxIsGone) {
   Ledger a(Policy(1));
   const auto gpu = Request({{"dxshim.io/gpu", "1"}});
   // An init container, then the app container, then the app again (a crash loop): one hold.
-  const auto init = a.Reserve(node, gpu, "pod-1");
+  const auto init = test::Reserve(a, node, gpu, "pod-1");
   a.Commit(init.id);
-  const auto app = a.Reserve(node, gpu, "pod-1");
+  const auto app = test::Reserve(a, node, gpu, "pod-1");
   a.Commit(app.id);
-  const auto restarted = a.Reserve(node, gpu, "pod-1");
-  EXPECT_TRUE(restarted.considered.empty());  // the pod's earlier choice, not a new one
+  const auto restarted = test::Reserve(a, node, gpu, "pod-1");
+  EXPECT_TRUE(restarted.placed.considered.empty());  // the pod's earlier choice, not a new one
   a.Commit(restarted.id);
   EXPECT_EQ(Ids(init), Ids(app));
   EXPECT_EQ(Ids(init), Ids(restarted));
-  EXPECT_EQ(a.Usage().at(init.devices[0].id).pods, 1u);
-  EXPECT_EQ(KindOf([&] { a.Reserve(node, gpu, "pod-2"); }), AllocationError::Kind::kExhausted);
+  EXPECT_EQ(a.Usage().at(init.placed.devices[0].id).pods, 1u);
+  EXPECT_EQ(KindOf([&] { test::Reserve(a, node, gpu, "pod-2"); }),
+            AllocationError::Kind::kExhausted);
   // A failed attempt of the holding pod changes nothing.
-  a.Release(a.Reserve(node, gpu, "pod-1").id);
-  EXPECT_EQ(KindOf([&] { a.Reserve(node, gpu, "pod-2"); }), AllocationError::Kind::kExhausted);
+  a.Release(test::Reserve(a, node, gpu, "pod-1").id);
+  EXPECT_EQ(KindOf([&] { test::Reserve(a, node, gpu, "pod-2"); }),
+            AllocationError::Kind::kExhausted);
   a.SandboxGone("pod-1");
   EXPECT_TRUE(a.Usage().empty());
-  EXPECT_NO_THROW(a.Reserve(node, gpu, "pod-2"));
+  EXPECT_NO_THROW(test::Reserve(a, node, gpu, "pod-2"));
 }
 
 TEST(Ledger, ASandboxStoppedWithACreateInFlightKeepsNothing) {
   const auto node = Load("nvidia-t4.yaml");
   Ledger a(Policy(1));
   const auto gpu = Request({{"dxshim.io/gpu", "1"}});
-  const auto r = a.Reserve(node, gpu, "pod-1");
+  const auto r = test::Reserve(a, node, gpu, "pod-1");
   a.SandboxGone("pod-1");
   EXPECT_EQ(a.Usage().size(), 1u);  // the call in flight still counts
   a.Commit(r.id);                   // the runtime created it anyway: the pod is stopped
   EXPECT_TRUE(a.Usage().empty());
-  EXPECT_NO_THROW(a.Reserve(node, gpu, "pod-2"));
+  EXPECT_NO_THROW(test::Reserve(a, node, gpu, "pod-2"));
 }
 
 TEST(Ledger, SpreadAndPackPlacement) {
   const auto node = Load("hetero-node.yaml");  // T4 #0, T4 #1 (same driver), AMD
   const auto nvidia = Request({{"dxshim.io/vendor", "nvidia"}});
-  Ledger spread(Policy(4, Placement::kSpread));
-  const auto s1 = spread.Reserve(node, nvidia, "p1");
-  const auto s2 = spread.Reserve(node, nvidia, "p2");
-  const auto s3 = spread.Reserve(node, nvidia, "p3");
-  EXPECT_EQ(s1.devices[0].id, node.devices[0].id);  // ties: inventory order
-  EXPECT_EQ(s2.devices[0].id, node.devices[1].id);  // least loaded
-  EXPECT_EQ(s3.devices[0].id, node.devices[0].id);
-  Ledger pack(Policy(2, Placement::kPack));
-  EXPECT_EQ(pack.Reserve(node, nvidia, "p1").devices[0].id, node.devices[0].id);
-  EXPECT_EQ(pack.Reserve(node, nvidia, "p2").devices[0].id, node.devices[0].id);  // fill first
-  EXPECT_EQ(pack.Reserve(node, nvidia, "p3").devices[0].id, node.devices[1].id);  // then next
-  EXPECT_NE(s1.explanation.find("-> "), std::string::npos);
-  EXPECT_NE(s2.explanation.find("(reserves 3840Mi of 15Gi, 15Gi free and 0/4 pods before); "
-                                "spread over 2 matching GPU(s)"),
+  Ledger spread(Policy(4, SpreadOrPack::kSpread));
+  const auto s1 = test::Reserve(spread, node, nvidia, "p1");
+  const auto s2 = test::Reserve(spread, node, nvidia, "p2");
+  const auto s3 = test::Reserve(spread, node, nvidia, "p3");
+  EXPECT_EQ(s1.placed.devices[0].id, node.devices[0].id);  // ties: inventory order
+  EXPECT_EQ(s2.placed.devices[0].id, node.devices[1].id);  // least loaded
+  EXPECT_EQ(s3.placed.devices[0].id, node.devices[0].id);
+  Ledger pack(Policy(2, SpreadOrPack::kPack));
+  EXPECT_EQ(test::Reserve(pack, node, nvidia, "p1").placed.devices[0].id, node.devices[0].id);
+  EXPECT_EQ(test::Reserve(pack, node, nvidia, "p2").placed.devices[0].id,
+            node.devices[0].id);  // fill first
+  EXPECT_EQ(test::Reserve(pack, node, nvidia, "p3").placed.devices[0].id,
+            node.devices[1].id);  // then next
+  EXPECT_NE(s1.placed.explanation.find("-> "), std::string::npos);
+  EXPECT_NE(s2.placed.explanation.find("(reserves 3840Mi of 15Gi, 15Gi free and 0/4 pods before); "
+                                       "spread over 2 matching GPU(s)"),
             std::string::npos)
-      << s2.explanation;
+      << s2.placed.explanation;
 }
 
 TEST(Ledger, PinsRestrictTheChoice) {
   const auto node = Load("hetero-node.yaml");
   Ledger a(Policy(1));
   const auto r =
-      a.Reserve(node, Request({{"dxshim.io/device", node.devices[1].location_path}}), "p1");
-  EXPECT_EQ(r.devices[0].id, node.devices[1].id);
+      test::Reserve(a, node, Request({{"dxshim.io/device", node.devices[1].location_path}}), "p1");
+  EXPECT_EQ(r.placed.devices[0].id, node.devices[1].id);
   EXPECT_EQ(KindOf([&] {
-              a.Reserve(node, Request({{"dxshim.io/device", node.devices[1].id}}), "p2");
+              test::Reserve(a, node, Request({{"dxshim.io/device", node.devices[1].id}}), "p2");
             }),
             AllocationError::Kind::kExhausted);
 }
@@ -246,12 +251,13 @@ TEST(Ledger, ResyncHoldsForReadySandboxesWhateverTheirContainersDo) {
   EXPECT_EQ(usage.at("y").pods, 1u);
   // The crash-looping pod's next attempt gets its GPU again; nobody else can take it.
   const auto gpu = Request({{"dxshim.io/vendor", "nvidia"}});
-  const auto again = a.Reserve(node, gpu, "crash-looping");
+  const auto again = test::Reserve(a, node, gpu, "crash-looping");
   EXPECT_EQ(Ids(again), std::vector<std::string>{t4a});
   a.Commit(again.id);
-  const auto other = a.Reserve(node, gpu, "newcomer");
+  const auto other = test::Reserve(a, node, gpu, "newcomer");
   EXPECT_EQ(Ids(other), std::vector<std::string>{t4b});
-  EXPECT_EQ(KindOf([&] { a.Reserve(node, gpu, "third"); }), AllocationError::Kind::kExhausted);
+  EXPECT_EQ(KindOf([&] { test::Reserve(a, node, gpu, "third"); }),
+            AllocationError::Kind::kExhausted);
 }
 
 TEST(Ledger, ResyncKeepsHoldsOfReadySandboxesAndFreesStoppedOnes) {
@@ -262,8 +268,8 @@ TEST(Ledger, ResyncKeepsHoldsOfReadySandboxesAndFreesStoppedOnes) {
   a.BeginResync();
   a.FinishResync({});
   const auto gpu = Request({{"dxshim.io/vendor", "nvidia"}});
-  a.Commit(a.Reserve(node, gpu, "removed-containers").id);
-  a.Commit(a.Reserve(node, gpu, "stopped-behind-our-back").id);
+  a.Commit(test::Reserve(a, node, gpu, "removed-containers").id);
+  a.Commit(test::Reserve(a, node, gpu, "stopped-behind-our-back").id);
   // The first pod's containers were all removed, its sandbox is ready: it keeps its GPU. The
   // second's sandbox is not ready any more: freed, and said so.
   a.BeginResync();
@@ -289,8 +295,8 @@ TEST(Ledger, ResyncKeepsInFlightAndReplaysWhatHappenedMeanwhile) {
   const auto t4a = node.devices[0].id;
   const auto t4b = node.devices[1].id;
   Ledger a(Policy(1));
-  const auto pending = a.Reserve(node, Request({{"dxshim.io/device", t4a}}), "pod-pending");
-  const auto in_flight = a.Reserve(node, Request({{"dxshim.io/vendor", "amd"}}), "pod-slow");
+  const auto pending = test::Reserve(a, node, Request({{"dxshim.io/device", t4a}}), "pod-pending");
+  const auto in_flight = test::Reserve(a, node, Request({{"dxshim.io/vendor", "amd"}}), "pod-slow");
   a.BeginResync();
   // Meanwhile: a pod's CreateContainer commits, a pod the listing shows is stopped through dxshim.
   a.Commit(pending.id);
@@ -303,9 +309,9 @@ TEST(Ledger, ResyncKeepsInFlightAndReplaysWhatHappenedMeanwhile) {
   const auto outcome = a.FinishResync(runtime);
   EXPECT_TRUE(outcome.freed.empty());
   const auto usage = a.Usage();
-  EXPECT_EQ(usage.at(t4a).pods, 1u);                      // committed during the resync
-  EXPECT_EQ(usage.count(t4b), 0u);                        // its pod stopped during the resync
-  EXPECT_EQ(usage.at(in_flight.devices[0].id).pods, 1u);  // still in flight
+  EXPECT_EQ(usage.at(t4a).pods, 1u);  // committed during the resync
+  EXPECT_EQ(usage.count(t4b), 0u);    // its pod stopped during the resync
+  EXPECT_EQ(usage.at(in_flight.placed.devices[0].id).pods, 1u);  // still in flight
   EXPECT_TRUE(usage.at("gone-device").exclusive);
   a.Release(in_flight.id);
   a.SandboxGone("pod-pending");
@@ -322,8 +328,8 @@ TEST(Ledger, ConcurrentReservationsNeverOverAllocate) {
   for (int i = 0; i < 32; ++i) {
     threads.emplace_back([&, i] {
       try {
-        const auto r =
-            a.Reserve(node, Request({{"dxshim.io/vendor", "nvidia"}}), "pod-" + std::to_string(i));
+        const auto r = test::Reserve(a, node, Request({{"dxshim.io/vendor", "nvidia"}}),
+                                     "pod-" + std::to_string(i));
         a.Commit(r.id);
         ++granted;
       } catch (const AllocationError& e) {
@@ -335,6 +341,38 @@ TEST(Ledger, ConcurrentReservationsNeverOverAllocate) {
   EXPECT_EQ(granted.load(), 4);
   EXPECT_EQ(exhausted.load(), 28);
   for (const auto& [id, u] : a.Usage()) EXPECT_EQ(u.pods, 2u) << id;
+}
+
+// Choosing reads the ledger and holds nothing: a choice made from a view that changed before it
+// is held is refused when it no longer fits, or when the pod's own hold changed, and held when it
+// still fits.
+TEST(Ledger, AChoiceIsHeldOnlyIfItIsStillGood) {
+  const auto node = Load("nvidia-t4.yaml");  // one T4, 2 pods
+  Ledger a(Policy(2));
+  const auto t4 = Request({{"dxshim.io/vendor", "nvidia"}});
+  const auto before = a.View();
+  const auto for_p1 = devices::Choose(node, before.usage, t4, a.policy());
+  const auto for_p2 = devices::Choose(node, before.usage, t4, a.policy());
+  const auto for_p3 = devices::Choose(node, before.usage, t4, a.policy());
+  ASSERT_TRUE(a.Hold(for_p1, "p1", "default/p1", "app"));
+  const auto p2 = a.Hold(for_p2, "p2", "default/p2", "app");
+  ASSERT_TRUE(p2) << "chosen before p1 was held, and still fits";
+  EXPECT_FALSE(a.Hold(for_p3, "p3", "default/p3", "app")) << "the last slot went to p2";
+  EXPECT_EQ(a.Usage().at(node.devices[0].id).pods, 2u);
+  // A choice for a pod that meanwhile holds devices of its own (another of its containers).
+  EXPECT_FALSE(a.Hold(for_p1, "p1", "default/p1", "sidecar"));
+  // The pod's devices again, chosen from a view in which it still held them.
+  const auto p2_again = devices::Held(node, a.Usage(), "p2", a.policy());
+  ASSERT_TRUE(p2_again);
+  EXPECT_EQ(p2_again->source, devices::Placed::Source::kHeld);
+  a.Release(*p2);  // its CreateContainer failed
+  EXPECT_FALSE(a.Hold(*p2_again, "p2", "default/p2", "sidecar")) << "p2 holds nothing now";
+  EXPECT_EQ(a.Usage().at(node.devices[0].id).pods, 1u);
+  // Devices kubelet assigned are held whatever is in use.
+  const auto assigned = devices::Assigned(node.devices, a.policy());
+  ASSERT_TRUE(a.Hold(assigned, "p4", "default/p4", "app"));
+  ASSERT_TRUE(a.Hold(assigned, "p5", "default/p5", "app"));
+  EXPECT_EQ(a.Usage().at(node.devices[0].id).pods, 3u);
 }
 
 // GPU memory (devices/allocation/gpu_memory.h): a pod's reservation is part of its hold, rebuilt
@@ -365,9 +403,9 @@ std::optional<AllocationError::Kind> Admit(Ledger& ledger, const Inventory& node
                                            std::string* message = nullptr,
                                            std::vector<std::string>* chosen = nullptr) {
   try {
-    const auto r = ledger.Reserve(node, request, sandbox, "default/" + sandbox);
+    const auto r = test::Reserve(ledger, node, request, sandbox, "default/" + sandbox);
     ledger.Commit(r.id);
-    for (const auto& d : r.devices) {
+    for (const auto& d : r.placed.devices) {
       if (chosen) chosen->push_back(d.id);
     }
     return std::nullopt;
@@ -389,8 +427,8 @@ TEST(LedgerMemory, TwoSixGiPodsThenTheThirdIsRefusedOnMemory) {
             std::string::npos)
       << message;
   // Another container of a holding pod reuses its hold and its memory.
-  const auto again = ledger->Reserve(node, six, "a");
-  EXPECT_EQ(again.memory, std::vector<std::uint64_t>{6 * kGi});
+  const auto again = test::Reserve(*ledger, node, six, "a");
+  EXPECT_EQ(again.placed.memory, std::vector<std::uint64_t>{6 * kGi});
   ledger->Release(again.id);
   EXPECT_EQ(ledger->Usage().at(node.devices[0].id).memory, 12 * kGi);
   ledger->SandboxGone("a");
@@ -440,16 +478,17 @@ TEST(LedgerMemory, AssignedDevicesAndExclusivePodsCount) {
   const auto node = SixteenGi();
   const auto ledger = Synced(Policy(4));
   // A device some plugin assigned is counted at the default (16Gi / 4).
-  const auto assigned = ledger->ReserveAssigned(node.devices, "k", "default/k");
-  EXPECT_EQ(assigned.memory, std::vector<std::uint64_t>{4 * kGi});
+  const auto assigned = test::ReserveAssigned(*ledger, node.devices, "k", "default/k");
+  EXPECT_EQ(assigned.placed.memory, std::vector<std::uint64_t>{4 * kGi});
   ledger->Commit(assigned.id);
   EXPECT_FALSE(Admit(*ledger, node, Request({{"dxshim.io/gpu-memory", "12Gi"}}), "a"));
   EXPECT_EQ(Admit(*ledger, node, Request({{"dxshim.io/gpu-memory", "1Gi"}}), "b"),
             AllocationError::Kind::kMemoryExhausted);
   ledger->SandboxGone("k");
   ledger->SandboxGone("a");
-  const auto exclusive = ledger->Reserve(node, Request({{"dxshim.io/sharing", "exclusive"}}), "x");
-  EXPECT_EQ(exclusive.memory, std::vector<std::uint64_t>{16 * kGi});
+  const auto exclusive =
+      test::Reserve(*ledger, node, Request({{"dxshim.io/sharing", "exclusive"}}), "x");
+  EXPECT_EQ(exclusive.placed.memory, std::vector<std::uint64_t>{16 * kGi});
 }
 
 // Old rule: a shared pod needs a pod slot on a GPU no exclusive pod holds, an exclusive pod an
@@ -465,12 +504,12 @@ TEST(LedgerMemory, TheDefaultAdmitsWhatCountingPodsAdmitted) {
                            "mcdm-compute.yaml", "hetero-node.yaml"}) {
     const auto node = Load(file);
     for (const unsigned max : {1u, 2u, 3u, 4u, 7u, 8u}) {
-      for (const auto placement : {Placement::kSpread, Placement::kPack}) {
+      for (const auto placement : {SpreadOrPack::kSpread, SpreadOrPack::kPack}) {
         auto counting = Policy(max, placement);
         counting.gpu_memory_reserved = 1ull << 50;
         const auto reference = Synced(counting);
         const auto memory = Synced(Policy(max, placement));
-        std::mt19937 random(max * 31 + (placement == Placement::kPack ? 1 : 0));
+        std::mt19937 random(max * 31 + (placement == SpreadOrPack::kPack ? 1 : 0));
         std::vector<std::string> holding;
         for (int step = 0; step < 200; ++step) {
           if (!holding.empty() && random() % 3 == 0) {

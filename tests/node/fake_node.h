@@ -1,7 +1,7 @@
 // An in-memory Windows node for the installer's unit tests: registry values, files, services with
 // a start count, processes and pipes. A stand-in for what Linux cannot have (the registry and
 // the service manager); the same installer runs against wine's real ones in
-// tests/windows/node_install_test.sh. `on_start` plays the launcher: it is called when a service
+// tests/e2e/node_install_test.sh. `on_start` plays the launcher: it is called when a service
 // starts and may start processes (kubelet.exe with the command line its launcher builds) and
 // serve pipes.
 #pragma once

@@ -1,5 +1,7 @@
 #include "tests/support/gpu_requests.h"
 
+#include <stdexcept>
+
 #include "devices/inventory_file.h"
 
 namespace dxshim::test {
@@ -35,6 +37,20 @@ std::unique_ptr<Ledger> SyncedLedger(devices::AllocationPolicy policy) {
   ledger->BeginResync();
   ledger->FinishResync({});
   return ledger;
+}
+
+Decision DecideAndHold(const runtime::v1::CreateContainerRequest& request,
+                       const devices::Inventory& inventory, Ledger& ledger,
+                       const TargetOptions& target,
+                       const std::optional<std::string>& runtime_handler) {
+  auto decision = Decide(
+      request, inventory, ledger.policy(), [&] { return ledger.View(); }, target, runtime_handler);
+  if (decision.pass_through) return decision;
+  if (!ledger.Hold(decision.placed, request.pod_sandbox_id(), PodName(request.sandbox_config()),
+                   request.config().metadata().name())) {
+    throw std::logic_error("the ledger did not hold a choice made from its own usage");
+  }
+  return decision;
 }
 
 }  // namespace dxshim::test

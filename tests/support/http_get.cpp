@@ -10,28 +10,32 @@
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <variant>
+
+#include "shim/base/host_port.h"
 
 namespace dxshim::test {
 namespace {
 
 // "HOST:PORT", HOST an IPv4 address or an IPv6 one in brackets; false when it is neither.
 bool Resolve(const std::string& address, sockaddr_storage& to, socklen_t& size) {
-  const auto colon = address.rfind(':');
-  auto host = address.substr(0, colon);
-  const auto port = htons(static_cast<std::uint16_t>(std::atoi(address.substr(colon + 1).c_str())));
+  const auto parsed = ParseHostPort(address);
+  const auto* where = std::get_if<HostPort>(&parsed);
+  if (!where) return false;
+  const auto port = htons(where->port);
   to = {};
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+  if (where->bracketed) {
     auto& v6 = reinterpret_cast<sockaddr_in6&>(to);
     v6.sin6_family = AF_INET6;
     v6.sin6_port = port;
     size = sizeof v6;
-    return inet_pton(AF_INET6, host.substr(1, host.size() - 2).c_str(), &v6.sin6_addr) == 1;
+    return inet_pton(AF_INET6, where->host.c_str(), &v6.sin6_addr) == 1;
   }
   auto& v4 = reinterpret_cast<sockaddr_in&>(to);
   v4.sin_family = AF_INET;
   v4.sin_port = port;
   size = sizeof v4;
-  return inet_pton(AF_INET, host.c_str(), &v4.sin_addr) == 1;
+  return inet_pton(AF_INET, where->host.c_str(), &v4.sin_addr) == 1;
 }
 
 }  // namespace

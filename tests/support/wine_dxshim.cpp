@@ -47,9 +47,10 @@ WineDxshim::WineDxshim(const std::string& exe, const std::string& relay_exe,
       exe,         "serve", "--listen",   "npipe://./pipe/" + pipe_,
       "--runtime", runtime, "--log-file", WindowsPath(dir_ / "dxshim.log")};
   args.insert(args.end(), flags.begin(), flags.end());
-  // The private prefix made ready first (tests/windows/wine_prefix.sh), then dxshim.exe, then the
+  // The private prefix made ready first (tests/support/wine_prefix.sh), then dxshim.exe, then the
   // relay.
-  Process prefix(InPrefix(DXSHIM_SOURCE_DIR "/tests/windows/wine_prefix.sh", {dir_ / "prefix"}),
+  std::filesystem::create_directory(dir_ / "tmp");
+  Process prefix(InPrefix(DXSHIM_SOURCE_DIR "/tests/support/wine_prefix.sh", {dir_ / "prefix"}),
                  dir_ / "prefix.log");
   if (prefix.Wait(std::chrono::seconds(600)) != 0) {
     throw std::runtime_error("no Wine prefix for dxshim.exe:\n" + prefix.Log());
@@ -86,8 +87,10 @@ WineDxshim::~WineDxshim() {
 
 std::vector<std::string> WineDxshim::InPrefix(const std::string& program,
                                               const std::vector<std::string>& args) const {
-  std::vector<std::string> argv = {"/usr/bin/env", "WINEPREFIX=" + dir_ / "prefix",
-                                   "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=", program};
+  // TMPDIR in the test's folder: wine makes its server folder (wine-XXXXXX) there, removed with it.
+  std::vector<std::string> argv = {
+      "/usr/bin/env",   "WINEPREFIX=" + dir_ / "prefix",    "TMPDIR=" + dir_ / "tmp",
+      "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=", program};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }

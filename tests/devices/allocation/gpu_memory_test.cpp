@@ -1,6 +1,6 @@
 // GPU memory as a shared GPU is divided by it (devices/allocation/gpu_memory.h): the
 // dxshim.io/gpu-memory grammar and its errors, how amounts are written, capacity, the default
-// and what a hold takes. Placement by memory: placement_test.cpp. Devices come from the example
+// and what a hold takes. SpreadOrPack by memory: placement_test.cpp. Devices come from the example
 // inventories (no GPU here).
 #include "devices/allocation/gpu_memory.h"
 

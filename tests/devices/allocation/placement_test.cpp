@@ -26,10 +26,10 @@ DeviceRequest Request(const std::map<std::string, std::string>& annotations) {
   return *ParseDeviceRequest(annotations);
 }
 
-AllocationPolicy Policy(unsigned max, Placement placement = Placement::kSpread) {
+AllocationPolicy Policy(unsigned max, SpreadOrPack order = SpreadOrPack::kSpread) {
   AllocationPolicy p;
   p.max_containers_per_device = max;
-  p.placement = placement;
+  p.spread_or_pack = order;
   return p;
 }
 
@@ -51,15 +51,15 @@ DeviceUsage Held(const std::vector<std::pair<std::string, std::uint64_t>>& pods)
   for (const auto& [pod, bytes] : pods) {
     ++u.pods;
     u.memory += bytes;
-    u.holders.push_back({pod, bytes, false});
+    u.holders.push_back({pod, bytes, false, pod, 0});
   }
   return u;
 }
 
-TEST(Placement, TheSameInputsGiveTheSameChoice) {
+TEST(SpreadOrPack, TheSameInputsGiveTheSameChoice) {
   const auto node = Hetero();
   const auto nvidia = Request({{"dxshim.io/vendor", "nvidia"}});
-  const auto policy = Policy(4, Placement::kSpread);
+  const auto policy = Policy(4, SpreadOrPack::kSpread);
   const auto first = Choose(node, {}, nvidia, policy);
   const auto again = Choose(node, {}, nvidia, policy);
   ASSERT_EQ(first.devices.size(), 1u);
@@ -82,24 +82,24 @@ TEST(Placement, TheSameInputsGiveTheSameChoice) {
             "AMD Radeon Pro V520 MxGPU [" + node.devices[2].location_path + "]: vendor amd");
 }
 
-TEST(Placement, TheUsageItIsGivenDecides) {
+TEST(SpreadOrPack, TheUsageItIsGivenDecides) {
   const auto node = Hetero();
   const auto nvidia = Request({{"dxshim.io/vendor", "nvidia"}});
   const Usage first_busy = {{node.devices[0].id, {1, false, 0, 0, {}}}};
-  EXPECT_EQ(Choose(node, first_busy, nvidia, Policy(4, Placement::kSpread)).devices[0].id,
+  EXPECT_EQ(Choose(node, first_busy, nvidia, Policy(4, SpreadOrPack::kSpread)).devices[0].id,
             node.devices[1].id);  // least loaded
-  EXPECT_EQ(Choose(node, first_busy, nvidia, Policy(4, Placement::kPack)).devices[0].id,
+  EXPECT_EQ(Choose(node, first_busy, nvidia, Policy(4, SpreadOrPack::kPack)).devices[0].id,
             node.devices[0].id);  // fill first
   const Usage first_exclusive = {{node.devices[0].id, {1, true, 0, 0, {}}}};
-  const auto placed = Choose(node, first_exclusive, nvidia, Policy(4, Placement::kPack));
+  const auto placed = Choose(node, first_exclusive, nvidia, Policy(4, SpreadOrPack::kPack));
   EXPECT_EQ(placed.devices[0].id, node.devices[1].id);  // shared requests stay off exclusive ones
   EXPECT_EQ(placed.considered[0], "NVIDIA Tesla T4 [" + node.devices[0].location_path +
                                       "]: matches, 1/4 pods " + "(exclusive), 0B free, full");
 }
 
-TEST(Placement, EachRefusalNamesTheRequestAndThePods) {
+TEST(SpreadOrPack, EachRefusalNamesTheRequestAndThePods) {
   const auto node = Hetero();
-  const auto policy = Policy(1, Placement::kSpread);
+  const auto policy = Policy(1, SpreadOrPack::kSpread);
   auto message = Refusal(node, {}, Request({{"dxshim.io/vendor", "intel"}}), policy,
                          AllocationError::Kind::kImpossible);
   EXPECT_NE(message.find("no GPU matches the request (gpu=1 vendor=intel shared); this node has: "
@@ -113,8 +113,8 @@ TEST(Placement, EachRefusalNamesTheRequestAndThePods) {
       std::string::npos)
       << message;
   const Usage all_busy = {
-      {node.devices[0].id, {1, false, 0, 1, {{"default/a", std::nullopt, false}}}},
-      {node.devices[1].id, {1, true, 0, 0, {{"default/b", 1ull << 30, true}}}}};
+      {node.devices[0].id, {1, false, 0, 1, {{"default/a", std::nullopt, false, "a", 0}}}},
+      {node.devices[1].id, {1, true, 0, 0, {{"default/b", 1ull << 30, true, "b", 0}}}}};
   message = Refusal(node, all_busy, Request({{"dxshim.io/vendor", "nvidia"}}), policy,
                     AllocationError::Kind::kExhausted);
   EXPECT_EQ(message,
@@ -132,7 +132,7 @@ TEST(Placement, EachRefusalNamesTheRequestAndThePods) {
 constexpr std::uint64_t kGi = 1ull << 30;
 constexpr std::uint64_t kMi = 1ull << 20;
 
-TEST(Placement, SpreadTakesTheMostFreeMemoryPackTheBestFit) {
+TEST(SpreadOrPack, SpreadTakesTheMostFreeMemoryPackTheBestFit) {
   const auto node = Hetero();
   const auto& t4a = node.devices[0].id;
   const auto& t4b = node.devices[1].id;
@@ -144,31 +144,31 @@ TEST(Placement, SpreadTakesTheMostFreeMemoryPackTheBestFit) {
   // Across vendors: the AMD (8Gi free) is not preferred over the T4 with 13Gi.
   EXPECT_EQ(Choose(node, usage, any, Policy(8)).devices[0].id, t4b);
   // Pack: least free memory that still fits, so the 5Gi T4.
-  const auto packed = Choose(node, usage, any, Policy(8, Placement::kPack));
+  const auto packed = Choose(node, usage, any, Policy(8, SpreadOrPack::kPack));
   EXPECT_EQ(packed.devices[0].id, t4a);
   EXPECT_EQ(packed.memory, std::vector<std::uint64_t>{4 * kGi});
   EXPECT_NE(packed.explanation.find("(reserves 4Gi of 15Gi, 5Gi free and 1/8 pods before)"),
             std::string::npos)
       << packed.explanation;
   // 6Gi fits neither the 5Gi T4 in pack order: the AMD (8Gi free) is the best fit.
-  EXPECT_EQ(
-      Choose(node, usage, Request({{"dxshim.io/gpu-memory", "6Gi"}}), Policy(8, Placement::kPack))
-          .devices[0]
-          .id,
-      amd);
+  EXPECT_EQ(Choose(node, usage, Request({{"dxshim.io/gpu-memory", "6Gi"}}),
+                   Policy(8, SpreadOrPack::kPack))
+                .devices[0]
+                .id,
+            amd);
   // Equal free memory: fewer pods first for spread, more for pack.
   const Usage even = {{t4a, Held({{"default/a", 2 * kGi}})},
                       {t4b, Held({{"default/b", kGi}, {"default/c", kGi}})}};
   const auto nvidia = Request({{"dxshim.io/vendor", "nvidia"}, {"dxshim.io/gpu-memory", "1Gi"}});
   EXPECT_EQ(Choose(node, even, nvidia, Policy(8)).devices[0].id, t4a);
-  EXPECT_EQ(Choose(node, even, nvidia, Policy(8, Placement::kPack)).devices[0].id, t4b);
+  EXPECT_EQ(Choose(node, even, nvidia, Policy(8, SpreadOrPack::kPack)).devices[0].id, t4b);
   // Two GPUs: the amount on each.
   const auto two = Choose(
       node, {}, Request({{"dxshim.io/gpu", "2"}, {"dxshim.io/gpu-memory", "6Gi"}}), Policy(8));
   EXPECT_EQ(two.memory, (std::vector<std::uint64_t>{6 * kGi, 6 * kGi}));
 }
 
-TEST(Placement, DefaultsAndExclusivePods) {
+TEST(SpreadOrPack, DefaultsAndExclusivePods) {
   const auto node = Hetero();
   const auto& t4a = node.devices[0].id;
   // No amount: the default, each GPU's capacity over max-containers-per-device.
@@ -187,7 +187,7 @@ TEST(Placement, DefaultsAndExclusivePods) {
             std::vector<std::uint64_t>{5 * kGi / 4});
 }
 
-TEST(Placement, MoreThanAnyGpuHasIsFailedPreconditionWithTheNodesMemory) {
+TEST(SpreadOrPack, MoreThanAnyGpuHasIsFailedPreconditionWithTheNodesMemory) {
   const auto node = Hetero();
   auto message = Refusal(node, {}, Request({{"dxshim.io/gpu-memory", "16Gi"}}), Policy(4),
                          AllocationError::Kind::kMemoryTooLarge);
@@ -206,7 +206,7 @@ TEST(Placement, MoreThanAnyGpuHasIsFailedPreconditionWithTheNodesMemory) {
           Policy(4), AllocationError::Kind::kImpossible);
 }
 
-TEST(Placement, NotNextToWhatIsHeldIsResourceExhaustedNamingThePods) {
+TEST(SpreadOrPack, NotNextToWhatIsHeldIsResourceExhaustedNamingThePods) {
   auto node = Hetero();
   node.devices.resize(1);  // one T4, 15Gi
   const Usage usage = {

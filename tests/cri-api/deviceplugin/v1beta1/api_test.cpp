@@ -1,6 +1,5 @@
 // The kubelet device plugin API subset (cri-api/deviceplugin/v1beta1/api.proto): field numbers
-// and service methods pinned to upstream k8s.io/kubelet pkg/apis/deviceplugin/v1beta1 (see
-// ../shared/design.md section 3b).
+// and service methods pinned to upstream k8s.io/kubelet pkg/apis/deviceplugin/v1beta1/api.proto.
 #include <google/protobuf/descriptor.h>
 #include <gtest/gtest.h>
 

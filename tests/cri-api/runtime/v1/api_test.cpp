@@ -15,7 +15,8 @@ namespace {
 using dxshim::test::PinnedField;
 using google::protobuf::FieldDescriptor;
 
-// From k8s.io/cri-api pkg/apis/runtime/v1/api.proto (see ../shared/design.md section 3).
+// From upstream k8s.io/cri-api pkg/apis/runtime/v1/api.proto (cri-api/runtime/v1/api.proto says
+// which subset; docs/architecture.md, "The relay").
 constexpr PinnedField kPinned[] = {
     {"CreateContainerRequest", "pod_sandbox_id", 1, FieldDescriptor::TYPE_STRING, false},
     {"CreateContainerRequest", "config", 2, FieldDescriptor::TYPE_MESSAGE, false},

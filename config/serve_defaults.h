@@ -1,0 +1,14 @@
+// The defaults of serve's options that code outside the option table starts from too (the
+// injection's container paths, the pipe's security descriptor in tests): each written once, here,
+// and read by the table (serve_option_table.cpp) like any other default.
+#pragma once
+
+namespace dxshim::config {
+
+// linux-system32-path, linux-syswow64-path: where a Linux container sees the runtime files.
+inline constexpr char kDefaultLinuxSystem32Path[] = "/usr/lib/dxshim";
+inline constexpr char kDefaultLinuxSyswow64Path[] = "/usr/lib32/dxshim";
+// pipe-sddl: SYSTEM and built-in Administrators get full access; nobody else; nothing inherited.
+inline constexpr char kDefaultPipeSddl[] = "D:P(A;;GA;;;SY)(A;;GA;;;BA)";
+
+}  // namespace dxshim::config

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# wine_prefix.sh makes a usable prefix even when wine's first wineboot fills nothing (a stand-in
+# wine64 on PATH fails its first call as wine did once in CI, then runs the real wine), and after
+# three such failures it gives up with exit 1 and says why; a prefix it accepts starts a program.
+set -uo pipefail
+here=$(dirname "$0")
+real=$(command -v wine64 || echo /usr/lib/wine/wine64)
+work=$(mktemp -d /tmp/dxshim-wine-prefix-test-XXXXXX)
+# TMPDIR in the work folder: wine makes its server folder (wine-XXXXXX) there, removed with it.
+export TMPDIR=$work/tmp WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+mkdir -p "$TMPDIR"
+trap 'WINEPREFIX=$work/prefix "$(dirname "$real")/wineserver" -k 2>/dev/null; rm -rf "$work"' EXIT
+mkdir -p "$work/bin"
+ln -s "$(dirname "$real")/wineserver" "$work/bin/wineserver"
+# The stand-in: its first FAILS calls leave the prefix empty, the ones after run the real wine.
+cat >"$work/bin/wine64" <<STANDIN
+#!/usr/bin/env bash
+calls=\$(( \$(cat "$work/calls" 2>/dev/null || echo 0) + 1 ))
+echo "\$calls" >"$work/calls"
+if [ "\$calls" -le "\$(cat "$work/fails")" ]; then
+  mkdir -p "\$WINEPREFIX"
+  echo "wine: could not load kernel32.dll, status c0000135"
+  exit 1
+fi
+exec "$real" "\$@"
+STANDIN
+chmod +x "$work/bin/wine64"
+passes=0
+failures=0
+check() {
+  if [ "$2" = 0 ]; then passes=$((passes + 1)); echo "ok: $1"; else failures=$((failures + 1)); echo "FAILED: $1"; fi
+}
+
+echo 1 >"$work/fails"
+PATH="$work/bin:$PATH" "$here/wine_prefix.sh" "$work/prefix" 2>"$work/err"
+check "a first wineboot that fills nothing is retried (exit 0)" $?
+check "the retry is said, with wine's message" \
+  $(grep -qF 'attempt 1 left' "$work/err" && grep -qF 'kernel32.dll, status c0000135' "$work/err"; echo $?)
+out=$(WINEPREFIX=$work/prefix timeout 120 "$real" cmd /c "echo started" 2>/dev/null | tr -d '\r')
+check "the prefix starts a program" $([ "$out" = started ]; echo $?)
+WINEPREFIX=$work/prefix "$(dirname "$real")/wineserver" -k 2>/dev/null
+WINEPREFIX=$work/prefix "$(dirname "$real")/wineserver" -w 2>/dev/null
+rm -rf "$work/prefix" "$work/calls"
+
+echo 3 >"$work/fails"
+PATH="$work/bin:$PATH" "$here/wine_prefix.sh" "$work/prefix" 2>"$work/err"
+check "three such failures: exit 1" $([ $? = 1 ]; echo $?)
+check "and it says so" $(grep -qF 'no usable Wine prefix' "$work/err"; echo $?)
+check "no fourth attempt" $([ "$(cat "$work/calls")" = 3 ]; echo $?)
+echo "$passes passed, $failures failed"
+[ "$failures" = 0 ]
