@@ -66,6 +66,11 @@ class WindowsDoctor : public testing::Test {
         << dxshim_->Log();
   }
 
+  // What dxshim.exe logged, when a check failed: doctor's lines say what failed, the log says why.
+  void TearDown() override {
+    if (HasFailure()) std::printf("--- dxshim.exe's log:\n%s\n", dxshim_->Log().c_str());
+  }
+
   static void TearDownTestSuite() {
     delete dxshim_;
     delete kubelet_;
@@ -223,8 +228,9 @@ TEST_F(WindowsDoctor, ChecksThePipeTheRuntimeTheKubeletServiceAndTheMetrics) {
                                       "--runtime",        "tcp://" + containerd_->tcp_address()};
   const auto flags = Flags(*metrics_);
   command.insert(command.end(), flags.begin(), flags.end());
-  EXPECT_EQ(dxshim_->Run(command, "doctor-table", &table), 1);
-  std::printf("%s", table.c_str());
+  std::string table_errors;
+  EXPECT_EQ(dxshim_->Run(command, "doctor-table", &table, &table_errors), 1);
+  std::printf("%s%s", table.c_str(), table_errors.c_str());
   EXPECT_NE(table.find("\u2717 kubelet"), std::string::npos) << table;
   EXPECT_NE(table.find("\u2713 dxshim"), std::string::npos) << table;
   EXPECT_NE(table.find("\u2717 runtime"), std::string::npos) << table;
