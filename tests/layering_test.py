@@ -82,7 +82,7 @@ for top in sorted({folder.split("/")[0] for folder in allowed}):
 # the whole program (a containerd through tests/support/containerd.h or gpu_node.h, the dxshim
 # binary through dxshim_process.h) is tests/e2e/<what>_e2e_test.cpp and nothing else is; every
 # test file opens with a comment saying what it proves.
-OWN_RULES = {"support", "e2e", "linux", "fuzz", "golden", "demo", "proto", "images"}
+OWN_RULES = {"support", "e2e", "fuzz", "golden", "demo", "proto", "images"}
 STARTS_PROGRAM = re.compile(r'#include "tests/support/(containerd|gpu_node|dxshim_process)\.h"')
 tests_dir = os.path.join(source_dir, "tests")
 mirrored = 0
