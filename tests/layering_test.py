@@ -80,10 +80,12 @@ for top in sorted({folder.split("/")[0] for folder in allowed}):
 # folder that ends with it (tests/proxy: shim/proxy, tests/cri-api/runtime/v1: cri-api/runtime/v1), one unit's tests
 # per file named after it (<unit>_test.cpp for <unit>.h, .cpp or .proto); every test that starts
 # the whole program (a containerd through tests/support/containerd.h or gpu_node.h, the dxshim
-# binary through dxshim_process.h) is tests/e2e/<what>_e2e_test.cpp and nothing else is; every
+# binary through dxshim_process.h or by its path, DXSHIM_BINARY or DXSHIM_WINDOWS_EXE) is
+# tests/e2e/<what>_e2e_test.cpp and nothing else is; every
 # test file opens with a comment saying what it proves.
 OWN_RULES = {"support", "e2e", "fuzz", "golden", "demo", "proto", "images"}
-STARTS_PROGRAM = re.compile(r'#include "tests/support/(containerd|gpu_node|dxshim_process)\.h"')
+STARTS_PROGRAM = re.compile(
+    r'#include "tests/support/(containerd|gpu_node|dxshim_process)\.h"|\bDXSHIM_(BINARY|WINDOWS_EXE)\b')
 tests_dir = os.path.join(source_dir, "tests")
 mirrored = 0
 for root, _, files in os.walk(tests_dir):

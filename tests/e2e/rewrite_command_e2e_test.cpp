@@ -3,10 +3,11 @@
 // - pods/: every Kubernetes pod of deploy/examples/pods, each container turned into the crictl
 //   files kubelet's request would carry, on the inventory the example is meant for, with the
 //   Windows node configuration deploy/examples/dxshim-windows.yaml.
-// To regenerate after an intended change: DXSHIM_UPDATE_GOLDEN=1 build/tests/rewrite_command_test,
-// then review the diff. With DXSHIM_COMMAND set (a shell command prefix, e.g. wine running
-// dxshim.exe: windows_rewrite_command_test) the same goldens check that build: same code, two
-// platforms, the same bytes.
+// To regenerate after an intended change:
+// DXSHIM_UPDATE_GOLDEN=1 build/tests/rewrite_command_e2e_test, then review the diff. With
+// DXSHIM_COMMAND set (a shell command prefix, e.g. wine running dxshim.exe:
+// windows_rewrite_command_test) the same goldens check that build: same code, two platforms, the
+// same bytes.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <yaml-cpp/yaml.h>
