@@ -25,6 +25,7 @@ if ctest --output-on-failure --timeout 900 -j "$(nproc)"; then exit 0; fi
 # `dxshim.exe rewrite` that exits 1 having written nothing; a dxshim.exe whose TCP endpoints stop
 # answering mid-test): the first run's output above keeps what failed, with dxshim.exe's log.
 failed=$(cut -d: -f2 Testing/Temporary/LastTestsFailed.log)
+[ -n "$failed" ] || { echo "ctest failed, and no test is named as failed: the suite fails" >&2; exit 1; }
 wine_tests=$(ctest -N -L windows | sed -n 's/^ *Test *#[0-9]*: //p')
 for test in $failed; do
   if ! grep -qxF "$test" <<<"$wine_tests"; then
