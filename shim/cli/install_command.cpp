@@ -17,7 +17,11 @@
 #ifdef _WIN32
 #include <windows.h>
 
+#include <map>
+
 #include "devices/windows/wide_text.h"
+#include "shim/cli/platform.h"
+#include "shim/doctor/dxshim_status.h"
 #include "shim/windows/windows_node_system.h"
 #endif
 
@@ -80,6 +84,54 @@ std::vector<std::string> SplitComma(const std::string& text) {
   return out;
 }
 
+// The installer's questions to dxshim (shim/node/dxshim_probe.h), asked over the pipes through
+// loopback bridges only this process may use, one per pipe, kept for the run.
+class PipeProbe : public node::DxshimProbe {
+ public:
+  std::optional<node::CriCallers> Callers(const std::string& pipe, std::string& error) override {
+    return doctor::AskCriCallers(Dial(pipe), std::chrono::seconds(5), error);
+  }
+  bool RuntimeAnswers(const std::string& pipe, std::chrono::milliseconds timeout) override {
+    return doctor::CriVersionAnswers(Dial(pipe), timeout);
+  }
+
+ private:
+  struct Bridge {
+    Endpoint dial;
+    std::unique_ptr<PipeBridges> bridge;
+  };
+  const Endpoint& Dial(const std::string& pipe) {
+    Bridge& b = bridges_[pipe];
+    if (!b.bridge) {
+      b.dial = Endpoint{Endpoint::Kind::kPipe, pipe};
+      b.bridge = PipeBridges::ForDialing(b.dial);
+    }
+    return b.dial;
+  }
+  std::map<std::string, Bridge> bridges_;
+};
+
+// DXSHIM_TEST_INTERRUPT=STEP:POINT (tests only: the interruption test): the process ends at once
+// at that point of that step (1-based, as the plan prints them; POINT begun, applied or done), as
+// if killed there.
+node::Interrupt TestInterrupt() {
+  const char* spec = std::getenv("DXSHIM_TEST_INTERRUPT");
+  if (!spec || !*spec) return {};
+  const std::string text = spec;
+  const auto colon = text.find(':');
+  const std::size_t step = std::stoul(text.substr(0, colon));
+  const std::string point = colon == std::string::npos ? "applied" : text.substr(colon + 1);
+  return [step, point](std::size_t i, node::StepPoint at) {
+    const char* name = at == node::StepPoint::kBegun     ? "begun"
+                       : at == node::StepPoint::kApplied ? "applied"
+                                                         : "done";
+    if (i + 1 != step || point != name) return;
+    std::cout << "interrupted at step " << step << " (" << name << "), as a killed run would be"
+              << std::endl;
+    TerminateProcess(GetCurrentProcess(), 86);
+  };
+}
+
 std::string ThisProgram() {
   wchar_t path[32768];
   const DWORD n = GetModuleFileNameW(nullptr, path, 32768);
@@ -125,7 +177,7 @@ int RunInstall(int argc, char** argv) {
       "GPU labels for kubelet's --node-labels: auto (this node's GPUs, as `dxshim devices "
       "--output labels`), none, or key=value,...")(
       "proof-timeout", po::value<int>()->default_value(180),
-      "seconds to wait for the proof that kubelet uses dxshim")(
+      "seconds to wait for dxshim to say that the running kubelet makes its CRI calls through it")(
       "service-timeout", po::value<int>()->default_value(90),
       "seconds to wait for a service to start or stop");
   po::variables_map vm;
@@ -134,10 +186,11 @@ int RunInstall(int argc, char** argv) {
   auto system = windows::MakeWindowsNodeSystem();
   node::InstallOptions o;
   o.say = Say;
+  o.interrupt = TestInterrupt();
   o.mode = vm["mode"].as<std::string>();
   o.service_only = vm["service-only"].as<bool>();
   o.dry_run = vm["dry-run"].as<bool>();
-  o.restart_service = vm["restart-service"].as<bool>();
+  o.plan.replaced_binary = vm["restart-service"].as<bool>();
   o.record_path = system->ExpandEnvironment(vm["record"].as<std::string>());
   o.plan.service = vm["service-name"].as<std::string>();
   o.plan.dxshim_config = system->ExpandEnvironment(vm["config"].as<std::string>());
@@ -168,9 +221,10 @@ int RunInstall(int argc, char** argv) {
     std::cerr << "dxshim install: " << e.what() << "\n";
     return node::kUsage;
   }
-  o.dxshim_command_line =
+  o.plan.dxshim_command_line =
       "\"" + ThisProgram() + "\" serve --config \"" + o.plan.dxshim_config + "\"";
-  return node::Install(*system, o);
+  PipeProbe probe;
+  return node::Install(*system, probe, o);
 #else
   return node::kUsage;
 #endif
@@ -195,10 +249,12 @@ int RunUninstall(int argc, char** argv) {
   auto system = windows::MakeWindowsNodeSystem();
   node::UninstallOptions o;
   o.say = Say;
+  o.interrupt = TestInterrupt();
   o.service = vm["service-name"].as<std::string>();
   o.record_path = system->ExpandEnvironment(vm["record"].as<std::string>());
   o.service_timeout = std::chrono::seconds(vm["service-timeout"].as<int>());
-  return node::Uninstall(*system, o);
+  PipeProbe probe;
+  return node::Uninstall(*system, probe, o);
 #else
   return node::kUsage;
 #endif

@@ -11,10 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "shim/proxy/cri_callers.h"
 #include "shim/proxy/endpoint.h"
 #include "shim/proxy/proxy_server.h"
 
 namespace dxshim {
+
+inline constexpr std::chrono::seconds kPipeFreeWait{30};
 
 // Windows: the named pipes among the endpoints bridged to loopback TCP (the endpoints are
 // rewritten to the bridges'). Elsewhere: nothing to do.
@@ -22,10 +25,13 @@ class PipeBridges {
  public:
   // For serve: kubelet's pipe (only calls that came through it are admitted) and the runtime's.
   // Throws std::exception naming what cannot be served.
-  // `on_client` is told the program of each connection to kubelet's pipe (Windows only).
+  // `on_client` is told the program of each connection to kubelet's pipe, and `callers` counts
+  // each admitted call for the pipe client it came from (Windows only). The pipe waits up to
+  // kPipeFreeWait for another process to let it go (a takeover's containerd, stopping).
   static std::unique_ptr<PipeBridges> ForServe(
       ProxyOptions& options, const std::string& sddl,
-      std::function<void(const std::string& program)> on_client = nullptr);
+      std::function<void(const std::string& program)> on_client = nullptr,
+      CriCallers* callers = nullptr);
   // For a program that only dials (the device plugin, doctor): `target`'s pipe, reached through
   // a loopback forwarder only this process may use (nothing is listened on).
   static std::unique_ptr<PipeBridges> ForDialing(Endpoint& target);

@@ -13,7 +13,7 @@ namespace dxshim {
 
 std::unique_ptr<PipeBridges> PipeBridges::ForServe(
     ProxyOptions& /*options*/, const std::string& /*sddl*/,
-    std::function<void(const std::string& program)> /*on_client*/) {
+    std::function<void(const std::string& program)> /*on_client*/, CriCallers* /*callers*/) {
   return std::make_unique<PipeBridges>();
 }
 

@@ -27,12 +27,14 @@ class WindowsPipeBridges : public PipeBridges {
 
 std::unique_ptr<PipeBridges> PipeBridges::ForServe(
     ProxyOptions& options, const std::string& sddl,
-    std::function<void(const std::string& program)> on_client) {
+    std::function<void(const std::string& program)> on_client, CriCallers* callers) {
   auto bridges = std::make_unique<WindowsPipeBridges>(std::make_unique<windows::PipeTransport>(
       options.listen, options.runtime, sddl,
       [](const std::string& line) { spdlog::info("{}", line); },
       [](const std::string& line) { spdlog::warn("{}", line); }));
   if (on_client) bridges->pipes().OnClient(std::move(on_client));
+  bridges->pipes().RecordCallers(callers);
+  bridges->pipes().WaitForPipe(kPipeFreeWait);
   if (bridges->pipes().serves_pipe()) {
     options.admit_peer = [p = &bridges->pipes()](std::string_view peer) { return p->Admits(peer); };
   }

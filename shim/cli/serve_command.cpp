@@ -18,6 +18,7 @@
 #include "devices/device_source.h"
 #include "devices/node_feature_file.h"
 #include "shim/cli/logging.h"
+#include "shim/cli/node_status_answer.h"
 #include "shim/cli/platform.h"
 #include "shim/cli/serve_command_line.h"
 #include "shim/cli/serve_metrics.h"
@@ -141,13 +142,17 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
   // Metrics (metrics-listen): counted from the start, served just before the CRI endpoint.
   std::unique_ptr<ServeMetrics> metrics;
   if (!cfg.metrics_listen.empty()) metrics = std::make_unique<ServeMetrics>();
+  // Who makes CRI calls through kubelet's pipe, which dxshim answers itself (dxshim install's
+  // proof that the running kubelet talks to dxshim).
+  CriCallers cri_callers;
+  options.local_methods = NodeStatusMethods(cri_callers);
   std::unique_ptr<PipeBridges> pipes;  // after metrics: its accept thread counts clients there
-  // Each program that connects to kubelet's pipe is counted (dxshim install's proof that
-  // kubelet reached dxshim after a takeover).
   std::function<void(const std::string&)> on_pipe_client;
   if (metrics)
     on_pipe_client = [m = metrics.get()](const std::string& p) { m->relay.PipeClient(p); };
-  if (!Started([&] { pipes = PipeBridges::ForServe(options, cfg.pipe_sddl, on_pipe_client); })) {
+  if (!Started([&] {
+        pipes = PipeBridges::ForServe(options, cfg.pipe_sddl, on_pipe_client, &cri_callers);
+      })) {
     return 1;
   }
   spdlog::info("{}", VersionLine());

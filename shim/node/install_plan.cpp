@@ -90,10 +90,7 @@ void SetLauncherFlag(Draft& draft, const KubeletLaunch& launch, const std::strin
       draft.Edit(NodeChange::Kind::kFile, launch.flags_path, "", why,
                  [&](const std::string& text) { return SetKubeadmFlag(text, name, value); });
       return;
-    case Launcher::kRke2:
-      draft.Edit(NodeChange::Kind::kFile, launch.flags_path, "", why,
-                 [&](const std::string& text) { return SetRke2KubeletArg(text, name, value); });
-      return;
+    case Launcher::kRke2:  // PlanRke2
     case Launcher::kNssmAksScript:
     case Launcher::kUnknown:
       break;
@@ -102,10 +99,27 @@ void SetLauncherFlag(Draft& draft, const KubeletLaunch& launch, const std::strin
                   std::string(LauncherName(launch.launcher)) + " keeps them");
 }
 
+// rke2: a drop-in of dxshim's own, read after the operator's files, appends the endpoint to
+// kubelet-arg and the GPU labels to node-label (rke2_config.h).
+void PlanRke2(Draft& draft, const KubeletLaunch& launch, const PlanOptions& options) {
+  const std::vector<std::string> args = {"container-runtime-endpoint=" + options.dxshim_endpoint};
+  draft.Edit(NodeChange::Kind::kFile, launch.flags_path + ".d\\" + kRke2DropIn, "",
+             "rke2 gives kubelet the runtime endpoint " + options.dxshim_endpoint +
+                 (options.node_labels.empty() ? "" : " and the GPU labels"),
+             [&](const std::string&) { return Rke2DropInText(args, options.node_labels); });
+}
+
 void PlanEndpoint(NodeSystem& node, Draft& draft, const KubeletLaunch& launch,
                   const PlanOptions& options, InstallPlan& plan) {
   const auto& endpoint = launch.runtime_endpoint;
   const std::string why = "kubelet's runtime endpoint: " + options.dxshim_endpoint;
+  if (launch.launcher == Launcher::kRke2) {
+    PlanRke2(draft, launch, options);
+    plan.kubelet_endpoint = options.dxshim_endpoint;
+    plan.kubelet_pipe_before = PipePathOf(endpoint.value);
+    plan.kubelet_pipe = plan.dxshim_pipe = PipePathOf(options.dxshim_endpoint);
+    return;
+  }
   if (endpoint.place == SettingPlace::kScript) {
     throw NodeError(launch.script + " sets kubelet's runtime endpoint itself (" + endpoint.value +
                     ") and the distribution rewrites it: use --mode takeover");
@@ -134,13 +148,64 @@ void PlanEndpoint(NodeSystem& node, Draft& draft, const KubeletLaunch& launch,
     }
   }
   plan.kubelet_endpoint = options.dxshim_endpoint;
+  plan.kubelet_pipe_before = PipePathOf(endpoint.value);
+  plan.kubelet_pipe = plan.dxshim_pipe = PipePathOf(options.dxshim_endpoint);
 }
 
+// kubelet's --node-labels gets the GPU labels where its launcher keeps its flags.
+void PlanLabels(NodeSystem& node, Draft& draft, const KubeletLaunch& launch,
+                const PlanOptions& options, InstallPlan& plan) {
+  if (options.node_labels.empty() || launch.launcher == Launcher::kRke2) return;
+  const std::string current = launch.node_labels ? launch.node_labels->value : "";
+  const std::string merged = MergeNodeLabels(current, options.node_labels);
+  if (merged == current) return;
+  if (launch.launcher == Launcher::kNssmAksScript) {
+    plan.notes.push_back("the GPU labels are not added to kubelet's flags (" + launch.script +
+                         " owns them): label the node with kubectl");
+    return;
+  }
+  SetLauncherFlag(draft, launch, "node-labels", merged, "kubelet's --node-labels: " + merged);
+  // A service rebuilt from kubeadm's flags file keeps them too (as the endpoint, PlanEndpoint).
+  if (launch.launcher != Launcher::kNativeService) return;
+  const std::string flags_file = NodePath(node, kKubeadmFlagsPath);
+  const auto text = node.ReadFile(flags_file);
+  const auto flags = text ? ReadKubeadmFlags(*text) : std::nullopt;
+  if (!flags) return;
+  const auto in_file = FindFlag(SplitKubeadmArgs(flags->args), "node-labels");
+  const std::string labels = MergeNodeLabels(in_file ? in_file->value : "", options.node_labels);
+  draft.Edit(NodeChange::Kind::kFile, flags_file, "", "kubelet's --node-labels: " + labels,
+             [&](const std::string& t) { return SetKubeadmFlag(t, "node-labels", labels); });
+}
+
+// Kubelet's service starts after dxshim's (rke2's service, which runs kubelet, likewise).
+void PlanDependency(NodeSystem& node, Draft& draft, const KubeletLaunch& launch,
+                    const PlanOptions& options) {
+  const auto service = node.Service(launch.service);
+  if (!service) return;
+  auto dependencies = service->dependencies;
+  const bool has = std::any_of(dependencies.begin(), dependencies.end(), [&](const std::string& d) {
+    return Lower(d) == Lower(options.service);
+  });
+  if (has) return;
+  dependencies.push_back(options.service);
+  draft.Edit(NodeChange::Kind::kServiceDependencies, launch.service, "",
+             "service " + launch.service + " starts after " + options.service,
+             [&](const std::string&) { return JoinDependencies(dependencies); });
+}
+
+// containerd's --config: on its service's command line, or (containerd under NSSM, as on AKS:
+// AgentBaker containerdfunc.ps1) in NSSM's AppParameters; else containerd's default.
 std::string ContainerdConfigPath(NodeSystem& node, const PlanOptions& options) {
   if (!options.containerd_config.empty()) return options.containerd_config;
   if (const auto service = node.Service("containerd")) {
-    const auto words = SplitCommandLine(node.ExpandEnvironment(service->command_line));
-    if (const auto config = FindFlag(words, "config", 1)) return config->value;
+    auto words = SplitCommandLine(node.ExpandEnvironment(service->command_line));
+    if (!words.empty() && FileNameOf(words[0].text) == "nssm.exe") {
+      const auto parameters = node.ReadRegistry(
+          "SYSTEM\\CurrentControlSet\\Services\\containerd\\Parameters", "AppParameters");
+      words = SplitCommandLine("containerd.exe " +
+                               (parameters ? node.ExpandEnvironment(parameters->data) : ""));
+    }
+    if (const auto config = FindFlag(words, "config", 1)) return NodePath(node, config->value);
   }
   return kContainerdConfig;
 }
@@ -159,39 +224,95 @@ void PlanTakeover(NodeSystem& node, Draft& draft, const KubeletLaunch& launch,
                     "configuration there first (`containerd config default`)");
   }
   const std::string kubelet_pipe = PipePathOf(launch.runtime_endpoint.value);
-  const std::string served = Lower(ReadGrpcAddress(*text).value_or(kContainerdPipe));
+  const std::string served = Lower(ServedPipes(*text).grpc);
   const std::string moved = Lower(options.takeover_pipe);
   if (served != kubelet_pipe && served != moved) {
     throw NodeError("kubelet uses " + launch.runtime_endpoint.value + " but containerd serves " +
                     served + " (" + config + "): nothing to take over");
   }
   draft.Edit(NodeChange::Kind::kFile, config, "",
-             "containerd's pipe moves to " + options.takeover_pipe,
-             [&](const std::string& t) { return SetGrpcAddress(t, options.takeover_pipe); });
-  plan.dxshim_listen = PipeEndpoint(kubelet_pipe);
+             "containerd's pipe moves to " + options.takeover_pipe +
+                 "; its TTRPC pipe, where running shims publish their events, stays " +
+                 ServedPipes(*text).ttrpc,
+             [&](const std::string& t) { return MoveGrpcKeepTtrpc(t, options.takeover_pipe); });
+  plan.dxshim_pipe = kubelet_pipe;
+  const std::string listen = PipeEndpoint(kubelet_pipe);
   draft.Edit(NodeChange::Kind::kFile, options.dxshim_config, "",
-             "dxshim serves " + plan.dxshim_listen + " and relays to " + options.takeover_pipe,
+             "dxshim serves " + listen + " and relays to " + options.takeover_pipe,
              [&](const std::string& t) {
-               return SetTopLevelString(SetTopLevelString(t, "listen", plan.dxshim_listen),
-                                        "runtime", PipeEndpoint(options.takeover_pipe));
+               return SetTopLevelString(SetTopLevelString(t, "listen", listen), "runtime",
+                                        PipeEndpoint(options.takeover_pipe));
              });
+  // dxshim starts while containerd still serves the pipe and waits for it: the service manager
+  // would refuse to stop containerd while a service that depends on it runs.
+  if (const auto dxshim = node.Service(options.service)) {
+    std::vector<std::string> kept;
+    for (const auto& d : dxshim->dependencies) {
+      if (Lower(d) != Lower(launch.containerd_service)) kept.push_back(d);
+    }
+    if (kept != dxshim->dependencies) {
+      draft.Edit(NodeChange::Kind::kServiceDependencies, options.service, "",
+                 "service " + options.service + " no longer waits for " +
+                     launch.containerd_service + " (it waits for the pipe)",
+                 [&](const std::string&) { return JoinDependencies(kept); });
+    }
+  }
   plan.kubelet_endpoint = launch.runtime_endpoint.value;
+  plan.kubelet_pipe_before = plan.kubelet_pipe = kubelet_pipe;
+  plan.moved_pipe = moved;
+  plan.taken_over = served == moved;
   plan.notes.push_back("kubelet keeps " + launch.runtime_endpoint.value +
                        " and is not restarted; ctr, crictl and the node's scripts reach containerd "
                        "there through dxshim, which relays every call unchanged");
 }
 
+// The dxshim service: created when there is none; its command line changed when it differs; and
+// whether it must restart (a new command line, or a replaced binary, while it runs).
+void PlanDxshimService(NodeSystem& node, Draft& draft, const KubeletLaunch& launch,
+                       const PlanOptions& options, InstallPlan& plan) {
+  plan.dxshim_service = options.service;
+  const auto service = node.Service(options.service);
+  if (!service) {
+    std::vector<std::string> dependencies;
+    if (plan.mode != InstallMode::kTakeover && launch.containerd_service == "containerd" &&
+        node.Service("containerd")) {
+      dependencies.emplace_back("containerd");
+    }
+    plan.create_dxshim = ServiceSpec{options.service, "dxshim CRI proxy (GPUs for containers)",
+                                     options.dxshim_command_line, dependencies};
+    return;
+  }
+  plan.dxshim_running = service->running;
+  if (service->command_line != options.dxshim_command_line) {
+    draft.Edit(NodeChange::Kind::kServiceCommandLine, options.service, "",
+               "the dxshim service runs the new command line",
+               [&](const std::string&) { return options.dxshim_command_line; });
+    plan.restart_dxshim = service->running;
+  }
+  plan.restart_dxshim = plan.restart_dxshim || (options.replaced_binary && service->running);
+}
+
 }  // namespace
 
 std::string_view InstallModeName(InstallMode mode) {
-  return mode == InstallMode::kTakeover ? "takeover" : "endpoint";
+  switch (mode) {
+    case InstallMode::kTakeover:
+      return "takeover";
+    case InstallMode::kServiceOnly:
+      return "service-only";
+    case InstallMode::kEndpoint:
+      break;
+  }
+  return "endpoint";
 }
 
-bool InstallPlan::NeedsRestart() const {
-  return std::any_of(changes.begin(), changes.end(), [](const NodeChange& c) {
-    return c.kind != NodeChange::Kind::kServiceDependencies;
+bool InstallPlan::RestartsLauncher() const {
+  return std::any_of(changes.begin(), changes.end(), [this](const NodeChange& c) {
+    return c.kind != NodeChange::Kind::kServiceDependencies && c.target != dxshim_service;
   });
 }
+
+bool InstallPlan::Empty() const { return changes.empty() && !create_dxshim && !restart_dxshim; }
 
 InstallMode ChooseMode(const KubeletLaunch& launch, std::string_view name) {
   if (name == "auto") {
@@ -205,52 +326,33 @@ InstallMode ChooseMode(const KubeletLaunch& launch, std::string_view name) {
 
 InstallPlan PlanInstall(NodeSystem& node, const KubeletLaunch& launch, InstallMode mode,
                         const PlanOptions& options) {
-  if (launch.launcher == Launcher::kUnknown) {
+  if (launch.launcher == Launcher::kUnknown && mode != InstallMode::kServiceOnly) {
     throw NodeError("kubelet's launcher is unknown (" + launch.why_unknown +
                     "): nothing changed. " + ManualSteps(options));
   }
   InstallPlan plan;
   plan.mode = mode;
+  plan.kubelet_service = launch.service;
+  plan.containerd_service = launch.containerd_service;
+  if (const auto kubelet = launch.service.empty() ? std::nullopt : node.Service(launch.service)) {
+    plan.kubelet_dependencies = kubelet->dependencies;
+  }
   Draft draft(node);
   try {
-    if (mode == InstallMode::kEndpoint) {
-      PlanEndpoint(node, draft, launch, options, plan);
-      plan.restart = launch.service;
+    if (mode == InstallMode::kEndpoint) PlanEndpoint(node, draft, launch, options, plan);
+    if (mode == InstallMode::kTakeover) PlanTakeover(node, draft, launch, options, plan);
+    if (mode == InstallMode::kServiceOnly) {
+      plan.dxshim_pipe = PipePathOf(options.dxshim_endpoint);
     } else {
-      PlanTakeover(node, draft, launch, options, plan);
-      plan.restart = launch.containerd_service;
+      PlanLabels(node, draft, launch, options, plan);
+      PlanDependency(node, draft, launch, options);
     }
-    if (!options.node_labels.empty()) {
-      const std::string current = launch.node_labels ? launch.node_labels->value : "";
-      const std::string merged = MergeNodeLabels(current, options.node_labels);
-      if (merged != current) {
-        if (launch.launcher == Launcher::kNssmAksScript) {
-          plan.notes.push_back("the GPU labels are not added to kubelet's flags (" + launch.script +
-                               " owns them): label the node with kubectl");
-        } else {
-          SetLauncherFlag(draft, launch, "node-labels", merged,
-                          "kubelet's --node-labels: " + merged);
-        }
-      }
-    }
+    PlanDxshimService(node, draft, launch, options, plan);
   } catch (const NodeError&) {
     throw;
   } catch (const std::exception& e) {
     throw NodeError(std::string("cannot plan the change safely: ") + e.what() +
                     "; nothing changed");
-  }
-  // Kubelet's service starts after dxshim's (rke2's service, which runs kubelet, likewise).
-  if (const auto service = node.Service(launch.service)) {
-    auto dependencies = service->dependencies;
-    const bool has =
-        std::any_of(dependencies.begin(), dependencies.end(),
-                    [&](const std::string& d) { return Lower(d) == Lower(options.service); });
-    if (!has) {
-      dependencies.push_back(options.service);
-      draft.Edit(NodeChange::Kind::kServiceDependencies, launch.service, "",
-                 "service " + launch.service + " starts after " + options.service,
-                 [&](const std::string&) { return JoinDependencies(dependencies); });
-    }
   }
   plan.changes = draft.Real();
   return plan;

@@ -1,17 +1,34 @@
 #include "shim/node/installer.h"
 
 #include <algorithm>
+#include <cctype>
 
-#include "shim/node/config_file_edit.h"
-#include "shim/node/install_record.h"
-#include "shim/node/kubelet_launch.h"
+#include "shim/node/install_describe.h"
+#include "shim/node/install_procedure.h"
+#include "shim/node/journal_file.h"
 #include "shim/node/kubelet_proof.h"
+#include "shim/node/undo_plan.h"
 
 namespace dxshim::node {
 namespace {
 
 using std::chrono::milliseconds;
-using Say = std::function<void(const std::string&)>;
+
+// What the phases share.
+struct Run {
+  NodeSystem& node;
+  DxshimProbe& probe;
+  std::string path;  // the journal
+  milliseconds service_timeout;
+  milliseconds proof_timeout;
+  Say say;
+  Interrupt interrupt;
+  std::vector<std::string> labels;  // install: the node's GPU labels, said once proven
+};
+
+void SayAll(const Say& say, const std::vector<std::string>& lines) {
+  for (const auto& line : lines) say(line);
+}
 
 std::string Lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
@@ -19,212 +36,155 @@ std::string Lower(std::string text) {
   return text;
 }
 
-bool Running(NodeSystem& node, const std::string& name) {
-  const auto service = node.Service(name);
-  return service && service->running;
+// apply: the journal's procedure, to its end, the journal saved at each step.
+void Apply(Run& r, InstallJournal& journal) {
+  StepContext context{
+      r.node,     &r.probe, r.service_timeout, r.say, [&] { SaveJournal(r.node, r.path, journal); },
+      r.interrupt};
+  RunSteps(journal.procedure->steps, context);
 }
 
-void WaitForPipe(NodeSystem& node, const std::string& pipe, const std::string& service,
-                 milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    const auto state = service.empty() ? std::nullopt : node.Service(service);
-    const auto server = node.PipeServer(pipe);
-    if (server && (service.empty() || (state && *server == state->pid))) return;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      throw NodeError(pipe + " is not served" + (service.empty() ? "" : " by service " + service) +
-                      " " + std::to_string(timeout.count() / 1000) + " s after its start");
-    }
-    node.Sleep(milliseconds(250));
-  }
-}
-
-// What one switch writes: each change with the value it gets (after on install, before on
-// rollback and uninstall), and what happens to the dxshim service.
-struct Switch {
-  InstallMode mode = InstallMode::kEndpoint;
-  std::vector<std::pair<NodeChange, std::optional<std::string>>> values;
-  std::string restart;             // kubelet's service (endpoint) or containerd's (takeover)
-  std::string kubelet_service;     // whose dependencies change
-  std::string containerd_service;  // takeover
-  std::string dxshim_pipe;         // served by the dxshim service once it runs, "" to skip
-  std::string takeover_pipe;       // where containerd serves in the end (takeover)
-  // The dxshim service: created (spec set), deleted, or its command line set.
-  std::optional<ServiceSpec> create;
-  bool remove = false;
-  std::optional<std::string> dxshim_command_line;
-  bool restart_dxshim = false;  // its binary was replaced (install.ps1's upgrade)
-  std::string dxshim_service = "dxshim";
-
-  bool ChangesValues() const {
-    return std::any_of(values.begin(), values.end(), [](const auto& v) {
-      return v.first.kind != NodeChange::Kind::kServiceDependencies;
-    });
-  }
-
-  bool Restarts() const { return dxshim_command_line.has_value() || remove || ChangesValues(); }
-};
-
-void WriteValues(NodeSystem& node, const Switch& s, bool dependencies) {
-  for (const auto& [change, value] : s.values) {
-    if ((change.kind == NodeChange::Kind::kServiceDependencies) == dependencies) {
-      WriteValue(node, change, value);
-    }
-  }
-}
-
-void SetUpDxshim(NodeSystem& node, const Switch& s, milliseconds timeout, const Say& say) {
-  if (s.create) {
-    say("creating service " + s.create->name + ": " + s.create->command_line);
-    node.RegisterService(*s.create);
-  } else if (s.dxshim_command_line) {
-    node.SetServiceCommandLine(s.dxshim_service, *s.dxshim_command_line);
-  }
-  if (s.remove) return;
-  if (!Running(node, s.dxshim_service)) {
-    say("starting service " + s.dxshim_service);
-    node.StartAndWait(s.dxshim_service, timeout);
-  }
-  if (!s.dxshim_pipe.empty()) WaitForPipe(node, s.dxshim_pipe, s.dxshim_service, timeout);
-}
-
-void RemoveDxshim(NodeSystem& node, const Switch& s, milliseconds timeout, const Say& say) {
-  if (!s.remove || !node.Service(s.dxshim_service)) return;
-  if (Running(node, s.dxshim_service)) node.StopAndWait(s.dxshim_service, timeout);
-  say("deleting service " + s.dxshim_service);
-  node.UnregisterService(s.dxshim_service);
-}
-
-// Endpoint mode: kubelet's service stops, the values change, dxshim runs, kubelet starts (also
-// when it was stopped before: the proof needs it running).
-void RunEndpointSwitch(NodeSystem& node, const Switch& s, milliseconds timeout, const Say& say) {
-  const bool restart = s.Restarts() && !s.restart.empty() && node.Service(s.restart).has_value();
-  if (restart && Running(node, s.restart)) {
-    say("stopping service " + s.restart);
-    node.StopAndWait(s.restart, timeout);
-  }
-  if ((s.dxshim_command_line || s.restart_dxshim) && Running(node, s.dxshim_service)) {
-    node.StopAndWait(s.dxshim_service, timeout);
-  }
-  WriteValues(node, s, false);
-  WriteValues(node, s, true);
-  SetUpDxshim(node, s, timeout, say);
-  if (restart) {
-    say("starting service " + s.restart);
-    node.StartAndWait(s.restart, timeout);
-  }
-  RemoveDxshim(node, s, timeout, say);
-}
-
-// Takeover: kubelet keeps running. Its service must not depend on what stops meanwhile (the
-// service manager refuses to stop a service whose dependents run), so its dependencies are
-// narrowed first and written last.
-void RunTakeoverSwitch(NodeSystem& node, const Switch& s, milliseconds timeout, const Say& say) {
-  if (!s.Restarts()) {
-    WriteValues(node, s, true);
-    SetUpDxshim(node, s, timeout, say);
-    return;
-  }
-  if (const auto kubelet = node.Service(s.kubelet_service)) {
-    std::vector<std::string> narrowed;
-    for (const auto& d : kubelet->dependencies) {
-      if (Lower(d) != Lower(s.containerd_service) && Lower(d) != Lower(s.dxshim_service)) {
-        narrowed.push_back(d);
-      }
-    }
-    if (narrowed != kubelet->dependencies) node.SetServiceDependencies(s.kubelet_service, narrowed);
-  }
-  if (Running(node, s.dxshim_service)) {
-    say("stopping service " + s.dxshim_service);
-    node.StopAndWait(s.dxshim_service, timeout);
-  }
-  if (Running(node, s.containerd_service)) {
-    say("stopping service " + s.containerd_service + " (its shims keep the containers running)");
-    node.StopAndWait(s.containerd_service, timeout);
-  }
-  WriteValues(node, s, false);
-  say("starting service " + s.containerd_service);
-  node.StartAndWait(s.containerd_service, timeout);
-  if (!s.takeover_pipe.empty()) WaitForPipe(node, s.takeover_pipe, "", timeout);
-  SetUpDxshim(node, s, timeout, say);
-  RemoveDxshim(node, s, timeout, say);
-  WriteValues(node, s, true);
-}
-
-// Restarts the dxshim service alone, kubelet's keeps running (its gRPC channel reconnects to the
-// same pipe). The service manager refuses to stop a service whose dependents run, so kubelet's
-// service stops depending on dxshim's for that moment.
-void RestartDxshimAlone(NodeSystem& node, const Switch& s, milliseconds timeout, const Say& say) {
-  const auto kubelet = node.Service(s.kubelet_service);
-  std::vector<std::string> narrowed;
-  if (kubelet) {
-    for (const auto& d : kubelet->dependencies) {
-      if (Lower(d) != Lower(s.dxshim_service)) narrowed.push_back(d);
-    }
-  }
-  const bool narrow = kubelet && narrowed != kubelet->dependencies;
-  if (narrow) node.SetServiceDependencies(s.kubelet_service, narrowed);
+// roll back: what the install in progress did, undone; the journal back to its record.
+int RollBack(Run& r, InstallJournal& journal, const std::string& failure) {
+  r.say("install failed: " + failure + " -- rolling back");
+  const Undo undo = PlanUndo(r.node, journal, /*whole=*/false);
+  SayAll(r.say, undo.notes);
   try {
-    if (Running(node, s.dxshim_service)) {
-      say("restarting service " + s.dxshim_service + " alone (kubelet keeps running)");
-      node.StopAndWait(s.dxshim_service, timeout);
-    }
-    if (s.dxshim_command_line) node.SetServiceCommandLine(s.dxshim_service, *s.dxshim_command_line);
-    node.StartAndWait(s.dxshim_service, timeout);
-    if (!s.dxshim_pipe.empty()) WaitForPipe(node, s.dxshim_pipe, s.dxshim_service, timeout);
-  } catch (...) {
-    if (narrow) node.SetServiceDependencies(s.kubelet_service, kubelet->dependencies);
-    throw;
+    if (!undo.refusals.empty()) throw NodeError(undo.refusals.front());
+    journal.procedure = Procedure{Procedure::Kind::kRollback, {}, false, UndoSteps(undo.plan)};
+    SaveJournal(r.node, r.path, journal);
+    Apply(r, journal);
+    if (const auto window = DescribeWindow(journal.procedure->steps, std::nullopt)) r.say(*window);
+    EndProcedure(r.node, r.path, journal);
+    r.say("rolled back: the node is as it was before this install");
+  } catch (const std::exception& e) {
+    r.say(std::string("ROLLBACK FAILED: ") + e.what() + "; the journal " + r.path +
+          " says what install changed (run dxshim install or uninstall again to finish)");
   }
-  if (narrow) node.SetServiceDependencies(s.kubelet_service, kubelet->dependencies);
+  return kFailed;
 }
 
-void RunSwitch(NodeSystem& node, const Switch& s, milliseconds timeout, const Say& say) {
-  // Only dxshim's own command line or binary changed: neither kubelet nor containerd restarts.
-  if (!s.ChangesValues() && !s.create && !s.remove && (s.dxshim_command_line || s.restart_dxshim) &&
-      node.Service(s.dxshim_service)) {
-    RestartDxshimAlone(node, s, timeout, say);
-    WriteValues(node, s, true);
-    return;
+// prove: dxshim says kubelet calls it (service-only: that dxshim serves, and whether kubelet
+// calls).
+Proof Prove(Run& r, const InstallJournal& journal) {
+  const ProofTarget target{journal.kubelet_pipe, journal.dxshim_service};
+  if (journal.mode != "service-only") {
+    return ProveKubeletUses(r.node, r.probe, target, r.proof_timeout);
   }
-  if (s.mode == InstallMode::kTakeover) {
-    RunTakeoverSwitch(node, s, timeout, say);
-  } else {
-    RunEndpointSwitch(node, s, timeout, say);
+  Proof proof = CheckKubeletUses(r.node, r.probe, target);
+  if (proof.ok) {
+    r.say("kubelet already uses dxshim: " + proof.what);
+  } else if (proof.dxshim_pid) {
+    r.say("not proven: " + proof.what + "; it will once kubelet is pointed at dxshim");
+    proof.ok = true;  // what service-only installs is proven: dxshim serves and answers
   }
+  return proof;
 }
 
-std::string MetricsAddress(NodeSystem& node, const std::string& dxshim_config) {
-  const auto text = node.ReadFile(dxshim_config);
-  if (!text) return "";
+// The install in progress, applied and proven, then recorded; rolled back without the proof.
+int ApplyAndProve(Run& r, InstallJournal& journal) {
+  std::string failure;
   try {
-    const auto value = ReadTopLevelString(*text, "metrics-listen");
-    return value && *value != "none" ? *value : "";
-  } catch (const std::exception&) {
-    return "";
+    Apply(r, journal);
+    const Proof proof = Prove(r, journal);
+    if (proof.ok) {
+      r.say("proof: " + proof.what);
+      if (const auto window = DescribeWindow(journal.procedure->steps, proof)) r.say(*window);
+      journal.Merge(journal.procedure->changes);
+      journal.created_service = journal.created_service || journal.procedure->creates_service;
+      EndProcedure(r.node, r.path, journal);
+      return kInstalled;
+    }
+    failure = "kubelet is not proven to use dxshim: " + proof.what;
+  } catch (const std::exception& e) {
+    failure = e.what();
   }
+  return RollBack(r, journal, failure);
 }
 
-// The record says what to write where, as SYSTEM: one that a user could have made is refused.
-std::optional<InstallRecord> ReadRecord(NodeSystem& node, const std::string& path) {
-  const auto text = node.ReadFile(path);
-  if (!text) return std::nullopt;
-  if (const auto why = node.UntrustedOwner(path); !why.empty()) {
-    throw NodeError("the install record " + path + " is " + why +
-                    ", not by SYSTEM or Administrators: it is not trusted (whoever wrote it could "
-                    "make dxshim write any file); check it and remove it");
+// A procedure an interrupted run left: finished first.
+int FinishInterrupted(Run& r, InstallJournal& journal) {
+  const Procedure& p = *journal.procedure;
+  std::size_t done = 0;
+  while (done < p.steps.size() && p.steps[done].state == Step::State::kDone) ++done;
+  r.say("an interrupted " + std::string(ProcedureName(p.kind)) + " stopped after step " +
+        std::to_string(done) + " of " + std::to_string(p.steps.size()) + ": finishing it first");
+  if (p.kind == Procedure::Kind::kInstall) return ApplyAndProve(r, journal);
+  try {
+    Apply(r, journal);
+  } catch (const std::exception& e) {
+    r.say(std::string("cannot finish it: ") + e.what() + "; the journal " + r.path + " is kept");
+    return kFailed;
   }
-  return ReadInstallRecord(*text);
+  if (p.kind == Procedure::Kind::kUninstall) {
+    r.node.RemoveFile(r.path);
+    journal = InstallJournal{};
+    return kInstalled;
+  }
+  EndProcedure(r.node, r.path, journal);
+  return kInstalled;
 }
 
-void SayLaunch(const KubeletLaunch& launch, const Say& say) {
-  for (const auto& step : launch.chain) say("  " + step);
-  if (launch.launcher == Launcher::kUnknown) return;
-  const auto& endpoint = launch.runtime_endpoint;
-  say("kubelet's launcher: " + std::string(LauncherName(launch.launcher)) + "; runtime endpoint " +
-      endpoint.value + " (" + std::string(SettingPlaceName(endpoint.place)) +
-      (endpoint.path.empty() ? "" : ", " + endpoint.path) + ")");
-  if (launch.hostname_override) say("node name: " + launch.hostname_override->value);
+// plan: kubelet's launcher and every change; a code when install ends here.
+std::optional<int> PlanPhase(Run& r, const InstallOptions& o,
+                             const std::optional<InstallJournal>& journal, KubeletLaunch& launch,
+                             InstallPlan& plan) {
+  try {
+    try {
+      launch = FindKubeletLaunch(r.node);
+    } catch (const NodeError& e) {
+      if (!o.service_only) throw;
+      r.say(std::string("warning: kubelet's launcher could not be read: ") + e.what());
+    }
+    SayAll(r.say, DescribeLaunch(launch));
+    if (o.service_only && launch.launcher == Launcher::kNssmAksScript) {
+      throw NodeError(launch.script +
+                      " writes kubelet's endpoint itself at every start, so no "
+                      "bootstrap setting points kubelet at dxshim here: install without "
+                      "--service-only (takeover), or run the installer DaemonSet");
+    }
+    if (!o.service_only && launch.launcher == Launcher::kUnknown) {
+      r.say("kubelet's launcher is unknown: " + launch.why_unknown + ". Nothing changed.");
+      r.say(ManualSteps(o.plan));
+      return kUnknownLauncher;
+    }
+    const InstallMode mode =
+        o.service_only ? InstallMode::kServiceOnly : ChooseMode(launch, o.mode);
+    plan = PlanInstall(r.node, launch, mode, o.plan);
+    const std::string name(InstallModeName(mode));
+    if (journal && !journal->changes.empty() && !o.service_only && journal->mode != name &&
+        journal->mode != "service-only") {
+      throw NodeError("this node was installed in " + journal->mode + " mode (" + r.path +
+                      "); run `dxshim uninstall` first");
+    }
+  } catch (const NodeError& e) {
+    r.say(std::string("install refused: ") + e.what());
+    return kFailed;
+  }
+  return std::nullopt;
+}
+
+// journal: the record so far, with this install's steps, saved before any is applied.
+InstallJournal JournalPhase(const KubeletLaunch& launch, const InstallPlan& plan,
+                            std::optional<InstallJournal> journal) {
+  InstallJournal j = journal.value_or(InstallJournal{});
+  const std::string mode(InstallModeName(plan.mode));
+  if (!journal) {
+    j.dxshim_was_running = plan.dxshim_running;
+    j.kubelet_pipe_before = plan.kubelet_pipe_before;
+  }
+  if (j.mode.empty() || j.mode == "service-only") j.mode = mode;
+  j.launcher = std::string(LauncherName(launch.launcher));
+  if (!plan.kubelet_service.empty()) j.kubelet_service = plan.kubelet_service;
+  if (!plan.containerd_service.empty()) j.containerd_service = plan.containerd_service;
+  j.dxshim_service = plan.dxshim_service;
+  if (plan.mode != InstallMode::kServiceOnly || j.kubelet_pipe.empty()) {
+    j.kubelet_pipe = plan.mode == InstallMode::kServiceOnly ? plan.dxshim_pipe : plan.kubelet_pipe;
+  }
+  if (!plan.moved_pipe.empty()) j.moved_pipe = plan.moved_pipe;
+  j.procedure = Procedure{Procedure::Kind::kInstall, plan.changes, plan.create_dxshim.has_value(),
+                          InstallSteps(plan)};
+  return j;
 }
 
 // The node's name as kubelet registers it: --hostname-override when set (EKS and GKE set it),
@@ -236,264 +196,109 @@ std::string NodeName(NodeSystem& node, const KubeletLaunch& launch) {
   return Lower(node.ExpandEnvironment("%COMPUTERNAME%"));
 }
 
-void SayLabels(NodeSystem& node, const KubeletLaunch& launch,
-               const std::vector<std::string>& labels, const Say& say) {
-  if (labels.empty()) return;
-  std::string list;
-  for (const auto& label : labels) list += " " + label;
-  say("kubelet applies --node-labels when it registers the node; a node already registered gets "
-      "the GPU labels with: kubectl label node " +
-      NodeName(node, launch) + " --overwrite" + list);
-}
-
 }  // namespace
 
-int Install(NodeSystem& node, const InstallOptions& o) {
-  const Say say = o.say ? o.say : [](const std::string&) {};
+int Install(NodeSystem& node, DxshimProbe& probe, const InstallOptions& o) {
+  Run r{node,
+        probe,
+        o.record_path,
+        o.service_timeout,
+        o.proof_timeout,
+        o.say ? o.say : [](const std::string&) {},
+        o.interrupt,
+        o.plan.node_labels};
+  std::optional<InstallJournal> journal;
+  try {
+    journal = LoadJournal(node, o.record_path);
+  } catch (const NodeError& e) {
+    r.say(std::string("install refused: ") + e.what());
+    return kFailed;
+  }
+  if (journal && journal->procedure && !o.dry_run) {
+    if (FinishInterrupted(r, *journal) != kInstalled) return kFailed;
+    if (journal->changes.empty() && !journal->created_service) journal.reset();
+  }
   KubeletLaunch launch;
   InstallPlan plan;
-  std::optional<InstallRecord> recorded;
-  try {
-    try {
-      launch = FindKubeletLaunch(node);
-    } catch (const NodeError& e) {
-      if (!o.service_only) throw;
-      // The service alone does not depend on kubelet's launcher.
-      say(std::string("warning: kubelet's launcher could not be read: ") + e.what());
-      launch.containerd_service = "containerd";
-    }
-    SayLaunch(launch, say);
-    if (!o.service_only) {
-      if (launch.launcher == Launcher::kUnknown) {
-        say("kubelet's launcher is unknown: " + launch.why_unknown + ". Nothing changed.");
-        say(ManualSteps(o.plan));
-        return kUnknownLauncher;
-      }
-      plan = PlanInstall(node, launch, ChooseMode(launch, o.mode), o.plan);
-    }
-    recorded = ReadRecord(node, o.record_path);
-  } catch (const NodeError& e) {
-    say(std::string("install refused: ") + e.what());
-    return kFailed;
-  }
-  if (recorded && !o.service_only && !recorded->changes.empty() &&
-      recorded->mode != InstallModeName(plan.mode) && recorded->mode != "service-only") {
-    say("install refused: this node was installed in " + recorded->mode + " mode (" +
-        o.record_path + "); run `dxshim uninstall` first");
-    return kFailed;
-  }
-  const auto service = node.Service(o.plan.service);
-  Switch s;
-  s.mode = plan.mode;
-  s.restart = plan.restart;
-  s.kubelet_service = launch.service;
-  s.containerd_service = launch.containerd_service;
-  s.dxshim_service = o.plan.service;
-  s.dxshim_pipe = plan.mode == InstallMode::kTakeover ? PipePathOf(plan.dxshim_listen)
-                                                      : PipePathOf(o.plan.dxshim_endpoint);
-  if (plan.mode == InstallMode::kTakeover) s.takeover_pipe = Lower(o.plan.takeover_pipe);
-  NodeChange command_change;
-  command_change.kind = NodeChange::Kind::kServiceCommandLine;
-  command_change.target = o.plan.service;
-  if (!service) {
-    std::vector<std::string> dependencies;
-    if (launch.containerd_service == "containerd" && node.Service("containerd")) {
-      dependencies.emplace_back("containerd");
-    }
-    s.create = ServiceSpec{o.plan.service, "dxshim CRI proxy (GPUs for containers)",
-                           o.dxshim_command_line, dependencies};
-  } else if (service->command_line != o.dxshim_command_line) {
-    s.dxshim_command_line = o.dxshim_command_line;
-    command_change.before = service->command_line;
-    command_change.after = o.dxshim_command_line;
-    command_change.why = "the dxshim service runs the new command line";
-  }
-  for (const auto& change : plan.changes) s.values.emplace_back(change, change.after);
-  s.restart_dxshim = o.restart_service && service && service->running;
-
-  for (const auto& change : plan.changes)
-    say("will change " + change.Describe() + ": " + change.why);
-  if (s.create) say("will create service " + o.plan.service + ": " + o.dxshim_command_line);
-  if (s.dxshim_command_line) say("will change " + command_change.Describe());
-  for (const auto& note : plan.notes) say(note);
-  const bool anything =
-      s.create || s.dxshim_command_line || !plan.changes.empty() || s.restart_dxshim;
-  if (!s.ChangesValues() && !s.create && (s.dxshim_command_line || s.restart_dxshim)) {
-    say("will restart service " + o.plan.service + " alone");
-  } else if (anything && s.Restarts()) {
-    say(plan.mode == InstallMode::kTakeover || o.service_only
-            ? "will restart " + (o.service_only ? o.plan.service : s.restart) + " only"
-            : "will restart service " + s.restart);
-  }
+  if (const auto code = PlanPhase(r, o, journal, launch, plan)) return *code;
+  InstallJournal j = JournalPhase(launch, plan, journal);
+  SayAll(r.say, DescribePlan(plan, j.procedure->steps));
   if (o.dry_run) return kInstalled;
-
-  ProofTarget target;
-  target.kubelet_endpoint = plan.kubelet_endpoint;
-  target.healthz_address = launch.healthz_address;
-  target.healthz_port = launch.healthz_port;
-  if (plan.mode == InstallMode::kTakeover) {
-    target.dxshim_service = o.plan.service;
-    target.metrics_address = MetricsAddress(node, o.plan.dxshim_config);
-  }
-  const auto prove = [&]() -> bool {
-    if (o.service_only) return true;
-    const auto proof = ProveKubeletUses(node, target, o.proof_timeout);
-    say(proof.ok ? "proof: " + proof.what : "no proof: " + proof.what);
-    return proof.ok;
-  };
-
-  if (!anything) {
-    say("nothing to change: no service restarted");
-    try {
-      if (!Running(node, o.plan.service)) {
-        say("starting service " + o.plan.service);
-        node.StartAndWait(o.plan.service, o.service_timeout);
-      }
-    } catch (const NodeError& e) {
-      say(std::string("install failed: ") + e.what());
-      return kFailed;
-    }
-    return prove() ? kInstalled : kFailed;
-  }
-
-  // The record first: whatever happens next, uninstall knows what to undo.
-  const auto previous_record = node.ReadFile(o.record_path);
-  InstallRecord record = recorded.value_or(InstallRecord{});
-  record.mode = o.service_only ? (recorded ? recorded->mode : "service-only")
-                               : std::string(InstallModeName(plan.mode));
-  record.launcher = std::string(LauncherName(launch.launcher));
-  if (!o.service_only) record.restart = plan.restart;
-  if (!launch.service.empty()) record.kubelet_service = launch.service;
-  record.containerd_service = launch.containerd_service;
-  record.created_service = record.created_service || s.create.has_value();
-  record.Merge(plan.changes);
-  if (s.dxshim_command_line) record.Merge({command_change});
+  if (plan.Empty()) r.say("nothing to change: no service restarted");
   try {
-    node.WriteFile(o.record_path, WriteInstallRecord(record));
+    SaveJournal(node, o.record_path, j);
   } catch (const NodeError& e) {
-    say(std::string("install refused: cannot write the install record: ") + e.what());
+    r.say(std::string("install refused: cannot write the install record: ") + e.what());
     return kFailed;
   }
-
-  std::string failure;
-  try {
-    if (o.service_only) {
-      s.values.clear();
-      RunEndpointSwitch(node, s, o.service_timeout, say);
-      say("installed the " + o.plan.service + " service; kubelet and containerd are untouched");
-      return kInstalled;
-    }
-    RunSwitch(node, s, o.service_timeout, say);
-    if (prove()) {
-      SayLabels(node, launch, o.plan.node_labels, say);
-      say("installed: kubelet talks to containerd through dxshim");
-      return kInstalled;
-    }
-    failure = "kubelet is not proven to use dxshim";
-  } catch (const std::exception& e) {
-    failure = e.what();
+  const int code = ApplyAndProve(r, j);
+  if (code == kInstalled && plan.mode != InstallMode::kServiceOnly) {
+    if (!r.labels.empty()) r.say(LabelCommand(NodeName(node, launch), r.labels));
+    r.say("installed: kubelet talks to containerd through dxshim");
   }
-  say("install failed: " + failure + " -- rolling back");
-  Switch back = s;
-  back.values.clear();
-  for (auto it = plan.changes.rbegin(); it != plan.changes.rend(); ++it) {
-    back.values.emplace_back(*it, it->before);
+  if (code == kInstalled && plan.mode == InstallMode::kServiceOnly) {
+    const auto setting = BootstrapSetting(launch, o.plan.dxshim_endpoint);
+    r.say("installed the " + plan.dxshim_service +
+          " service; kubelet and containerd are untouched");
+    r.say(setting ? "to point kubelet at dxshim at bootstrap, set " + *setting
+                  : ManualSteps(o.plan));
   }
-  back.create.reset();
-  back.restart_dxshim = false;
-  back.remove = s.create.has_value();
-  back.dxshim_command_line = s.dxshim_command_line ? command_change.before : std::nullopt;
-  back.takeover_pipe.clear();
-  back.dxshim_pipe.clear();
-  try {
-    RunSwitch(node, back, o.service_timeout, say);
-    if (previous_record) {
-      node.WriteFile(o.record_path, *previous_record);
-    } else {
-      node.RemoveFile(o.record_path);
-    }
-    say("rolled back: the node is as it was before this install");
-  } catch (const std::exception& e) {
-    say(std::string("ROLLBACK FAILED: ") + e.what() + "; the record " + o.record_path +
-        " says what install changed");
-  }
-  return kFailed;
+  return code;
 }
 
-int Uninstall(NodeSystem& node, const UninstallOptions& o) {
-  const Say say = o.say ? o.say : [](const std::string&) {};
-  std::optional<InstallRecord> record;
+int Uninstall(NodeSystem& node, DxshimProbe& probe, const UninstallOptions& o) {
+  Run r{node,
+        probe,
+        o.record_path,
+        o.service_timeout,
+        {},
+        o.say ? o.say : [](const std::string&) {},
+        o.interrupt,
+        {}};
+  std::optional<InstallJournal> journal;
   try {
-    record = ReadRecord(node, o.record_path);
+    journal = LoadJournal(node, o.record_path);
   } catch (const NodeError& e) {
-    say(std::string("uninstall refused: ") + e.what());
+    r.say(std::string("uninstall refused: ") + e.what());
     return kFailed;
   }
-  if (!record) {
-    say("no install record at " + o.record_path +
-        ": nothing changed. If kubelet's service still "
-        "depends on " +
-        o.service +
-        ", remove that first (sc.exe qc kubelet shows its "
-        "dependencies; sc.exe config kubelet depend= <the others>), then point kubelet back at "
-        "containerd and delete the service (sc.exe delete " +
-        o.service + ").");
+  if (!journal) {
+    r.say("no install record at " + o.record_path +
+          ": nothing changed. If kubelet's service still depends on " + o.service +
+          ", remove that first (sc.exe qc kubelet shows its dependencies; sc.exe config kubelet "
+          "depend= <the others>), then point kubelet back at containerd and delete the service "
+          "(sc.exe delete " +
+          o.service + ").");
     return kFailed;
   }
-  std::vector<std::string> tampered;
-  for (const auto& change : record->changes) {
-    const auto now = CurrentValue(node, change);
-    if (!now || *now != change.after) tampered.push_back(change.Describe());
+  if (journal->procedure && journal->procedure->kind != Procedure::Kind::kInstall) {
+    if (FinishInterrupted(r, *journal) != kInstalled) return kFailed;
+    if (!node.ReadFile(o.record_path)) {
+      r.say("uninstalled: kubelet talks to containerd directly again");
+      return kInstalled;
+    }
   }
-  if (!tampered.empty()) {
+  const Undo undo = PlanUndo(node, *journal, /*whole=*/true);
+  if (!undo.refusals.empty()) {
     std::string list;
-    for (const auto& t : tampered) list += "\n  " + t;
-    say("uninstall refused, nothing changed: these no longer hold what install wrote (changed "
-        "since, by hand or by the distribution); restore them or edit " +
-        o.record_path + ":" + list);
+    for (const auto& why : undo.refusals) list += "\n  " + why;
+    r.say("uninstall refused, nothing changed: restore these or edit " + o.record_path + ":" +
+          list);
     return kFailed;
   }
-  Switch s;
-  s.mode = record->mode == "takeover" ? InstallMode::kTakeover : InstallMode::kEndpoint;
-  s.restart = record->restart;
-  s.kubelet_service = record->kubelet_service;
-  s.containerd_service = record->containerd_service;
-  s.dxshim_service = o.service;
-  s.remove = record->created_service;
-  for (auto it = record->changes.rbegin(); it != record->changes.rend(); ++it) {
-    if (it->kind == NodeChange::Kind::kServiceCommandLine && it->target == o.service) {
-      if (!s.remove) s.dxshim_command_line = it->before;
-      continue;
-    }
-    s.values.emplace_back(*it, it->before);
-    say("restoring " + it->Describe());
-  }
+  SayAll(r.say, undo.notes);
+  journal->procedure = Procedure{Procedure::Kind::kUninstall, {}, false, UndoSteps(undo.plan)};
   try {
-    RunSwitch(node, s, o.service_timeout, say);
-    node.RemoveFile(o.record_path);
+    SaveJournal(node, o.record_path, *journal);
+    Apply(r, *journal);
   } catch (const std::exception& e) {
-    say(std::string("uninstall failed: ") + e.what() + "; the record " + o.record_path +
-        " is kept");
+    r.say(std::string("uninstall failed: ") + e.what() + "; the journal " + o.record_path +
+          " is kept (run dxshim uninstall again to finish)");
     return kFailed;
   }
-  if (!s.restart.empty() && s.restart == s.kubelet_service && s.Restarts()) {
-    ProofTarget target;
-    try {
-      const auto launch = FindKubeletLaunch(node);
-      target.healthz_address = launch.healthz_address;
-      target.healthz_port = launch.healthz_port;
-    } catch (const NodeError& e) {
-      say(std::string("warning: ") + e.what());
-    }
-    const auto deadline = std::chrono::steady_clock::now() + o.proof_timeout;
-    auto health = KubeletHealthy(node, target);
-    while (!health.ok && std::chrono::steady_clock::now() < deadline) {
-      node.Sleep(milliseconds(1000));
-      health = KubeletHealthy(node, target);
-    }
-    say(health.ok ? "kubelet: " + health.what : "warning: " + health.what);
-  }
-  say("uninstalled: kubelet talks to containerd directly again");
+  if (const auto window = DescribeWindow(journal->procedure->steps, std::nullopt)) r.say(*window);
+  node.RemoveFile(o.record_path);
+  r.say("uninstalled: kubelet talks to containerd directly again");
   return kInstalled;
 }
 

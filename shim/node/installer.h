@@ -1,14 +1,23 @@
-// `dxshim install` and `dxshim uninstall` on a node: find kubelet's launcher, plan, record, apply,
-// restart only what the change needs, and prove the result on the live node; without the proof,
-// undo and say why. Uninstall undoes only what the record says install changed, and only while
-// each value is still the one install wrote.
+// `dxshim install` and `dxshim uninstall` on a node, in phases:
+//   plan     -> find kubelet's launcher and compute every change (install_plan.h)
+//   describe -> say what will change, and stop there for --dry-run
+//   journal  -> record the steps before any is applied (install_journal.h)
+//   apply    -> run them, each journaled as begun and as done (install_step.h)
+//   prove    -> dxshim itself says the running kubelet makes its CRI calls through it
+//               (kubelet_proof.h), and how long kubelet had no runtime is said
+//   roll back-> without the proof, undo what this install did (undo_plan.h)
+// A journal left by an interrupted run is dealt with first: an install in progress is finished
+// (then proven, or rolled back), a rollback or an uninstall in progress is finished. Uninstall
+// undoes whatever the journal holds, a finished install or any part of one.
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <string>
 
+#include "shim/node/dxshim_probe.h"
 #include "shim/node/install_plan.h"
+#include "shim/node/install_step.h"
 #include "shim/node/node_system.h"
 
 namespace dxshim::node {
@@ -21,28 +30,31 @@ enum InstallExit : int {
   kUnknownLauncher = 3  // nothing changed; the setting to change was printed
 };
 
+using Say = std::function<void(const std::string&)>;
+// Tests only: called at each point of each step (install_step.h); it may end the process there.
+using Interrupt = std::function<void(std::size_t step, StepPoint point)>;
+
 struct InstallOptions {
   PlanOptions plan;
-  std::string mode = "auto";
-  std::string dxshim_command_line;  // the dxshim service's command line
-  std::string record_path;          // install-record.json
-  bool service_only = false;        // the dxshim service alone: kubelet and containerd untouched
-  bool dry_run = false;             // print the plan, change nothing
-  bool restart_service = false;     // the dxshim binary was replaced: restart its service (alone)
+  std::string mode = "auto";  // auto, endpoint, takeover
+  std::string record_path;    // the journal, install-record.json
+  bool service_only = false;  // the dxshim service alone: kubelet and containerd untouched
+  bool dry_run = false;       // print the plan, change nothing
   std::chrono::milliseconds service_timeout{std::chrono::seconds(90)};
   std::chrono::milliseconds proof_timeout{std::chrono::seconds(180)};
-  std::function<void(const std::string&)> say;
+  Say say;
+  Interrupt interrupt;
 };
 
 struct UninstallOptions {
   std::string service = "dxshim";
   std::string record_path;
   std::chrono::milliseconds service_timeout{std::chrono::seconds(90)};
-  std::chrono::milliseconds proof_timeout{std::chrono::seconds(180)};
-  std::function<void(const std::string&)> say;
+  Say say;
+  Interrupt interrupt;
 };
 
-int Install(NodeSystem& node, const InstallOptions& options);
-int Uninstall(NodeSystem& node, const UninstallOptions& options);
+int Install(NodeSystem& node, DxshimProbe& probe, const InstallOptions& options);
+int Uninstall(NodeSystem& node, DxshimProbe& probe, const UninstallOptions& options);
 
 }  // namespace dxshim::node

@@ -29,8 +29,7 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
 
 // The flags kubelet reads that dxshim cares about, found in one list of words.
 struct FlagSet {
-  std::optional<std::string> endpoint, config, config_dir, hostname, healthz_port, healthz_address,
-      node_labels;
+  std::optional<std::string> endpoint, config, config_dir, hostname, node_labels;
 };
 
 FlagSet ReadFlags(const std::vector<Word>& words, std::size_t first) {
@@ -43,8 +42,6 @@ FlagSet ReadFlags(const std::vector<Word>& words, std::size_t first) {
   flags.config = get("config");
   flags.config_dir = get("config-dir");
   flags.hostname = get("hostname-override");
-  flags.healthz_port = get("healthz-port");
-  flags.healthz_address = get("healthz-bind-address");
   flags.node_labels = get("node-labels");
   return flags;
 }
@@ -92,20 +89,7 @@ void ApplyFlags(const FlagSet& flags, SettingPlace place, const std::string& pat
   if (flags.config) launch.config_file = *flags.config;
   if (flags.config_dir) launch.config_dir = *flags.config_dir;
   if (flags.hostname) launch.hostname_override = Setting{*flags.hostname, place, path};
-  if (flags.healthz_address) {
-    launch.healthz_address = *flags.healthz_address;
-    launch.healthz_address_flag = true;
-  }
   if (flags.node_labels) launch.node_labels = Setting{*flags.node_labels, place, path};
-  if (flags.healthz_port) {
-    try {
-      launch.healthz_port = std::stoi(*flags.healthz_port);
-      launch.healthz_port_flag = true;
-    } catch (const std::exception&) {
-      throw NodeError("kubelet's --healthz-port in " + path +
-                      " is not a number: " + *flags.healthz_port);
-    }
-  }
 }
 
 void FromNssm(NodeSystem& node, KubeletLaunch& launch) {
@@ -160,7 +144,6 @@ void FromNssm(NodeSystem& node, KubeletLaunch& launch) {
   written.endpoint = ScriptFlag(launch.script_text, "container-runtime-endpoint");
   written.config = ScriptFlag(launch.script_text, "config");
   written.config_dir = ScriptFlag(launch.script_text, "config-dir");
-  written.healthz_port = ScriptFlag(launch.script_text, "healthz-port");
   written.hostname = ScriptFlag(launch.script_text, "hostname-override");
   if (launch.launcher == Launcher::kNssmKubeadmScript) {
     const auto kubeadm = ReadKubeadmFlags(ReadText(node, launch.flags_path, "kubeadm's flags"));
@@ -178,6 +161,20 @@ void FromNssm(NodeSystem& node, KubeletLaunch& launch) {
   ApplyFlags(written, SettingPlace::kScript, launch.script, launch);
 }
 
+// rke2's config file and its drop-ins, in the order rke2 reads them (rke2_config.h).
+std::vector<Rke2ConfigFile> Rke2Files(NodeSystem& node, const std::string& config) {
+  std::vector<Rke2ConfigFile> files;
+  if (auto text = node.ReadFile(config)) files.push_back({config, std::move(*text)});
+  const std::string folder = config + ".d";
+  for (const auto& name : node.ListFiles(folder)) {
+    if (!EndsWith(name, ".yaml") && !EndsWith(name, ".yml")) continue;
+    if (auto text = node.ReadFile(folder + "\\" + name)) {
+      files.push_back({folder + "\\" + name, std::move(*text)});
+    }
+  }
+  return files;
+}
+
 void FromRke2(NodeSystem& node, KubeletLaunch& launch) {
   launch.launcher = Launcher::kRke2;
   launch.containerd_service = "rke2";
@@ -186,22 +183,26 @@ void FromRke2(NodeSystem& node, KubeletLaunch& launch) {
   if (const auto config = FindFlag(words, "config", 1)) launch.flags_path = config->value;
   launch.flags_path = NodePath(node, launch.flags_path);
   launch.chain.push_back("the rke2 service runs kubelet with the kubelet-arg items of " +
-                         launch.flags_path);
+                         launch.flags_path + " and its drop-ins (" + launch.flags_path + ".d)");
   // Without an item, rke2 gives kubelet its embedded containerd's pipe (k3s
   // pkg/agent/config/config_windows.go).
   launch.runtime_endpoint = {"npipe:////./pipe/containerd-containerd",
                              SettingPlace::kLauncherDefault, ""};
-  // rke2 without a config file runs on its defaults; the file is made when a setting is added.
-  const std::string text = node.ReadFile(launch.flags_path).value_or("");
+  std::vector<std::string> items;
+  std::vector<Rke2ConfigFile> files;
+  try {
+    files = Rke2Files(node, launch.flags_path);
+    items = Rke2KubeletArgs(files);
+  } catch (const EditError& e) {
+    throw NodeError(e.what());
+  }
   FlagSet flags;
-  flags.endpoint = ReadRke2KubeletArg(text, "container-runtime-endpoint");
-  flags.config = ReadRke2KubeletArg(text, "config");
-  flags.hostname = ReadRke2KubeletArg(text, "hostname-override");
-  flags.healthz_port = ReadRke2KubeletArg(text, "healthz-port");
-  flags.node_labels = ReadRke2KubeletArg(text, "node-labels");
+  flags.endpoint = Rke2KubeletFlag(items, "container-runtime-endpoint");
+  flags.config = Rke2KubeletFlag(items, "config");
+  flags.hostname = Rke2KubeletFlag(items, "hostname-override");
   ApplyFlags(flags, SettingPlace::kRke2Config, launch.flags_path, launch);
   if (!flags.hostname) {
-    if (const auto name = ReadTopLevelString(text, "node-name")) {
+    if (const auto name = Rke2Setting(files, "node-name")) {
       launch.hostname_override = Setting{*name, SettingPlace::kRke2Config, launch.flags_path};
     }
   }
@@ -221,10 +222,6 @@ void FromConfigFiles(NodeSystem& node, KubeletLaunch& launch) {
           launch.runtime_endpoint = {*value, place, path};
         }
       }
-      auto port = ReadTopLevelString(*text, "healthzPort");
-      if (port && !launch.healthz_port_flag) launch.healthz_port = std::stoi(*port);
-      auto address = ReadTopLevelString(*text, "healthzBindAddress");
-      if (address && !launch.healthz_address_flag) launch.healthz_address = *address;
     } catch (const NodeError&) {
       throw;
     } catch (const std::exception& e) {

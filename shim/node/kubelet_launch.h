@@ -1,5 +1,5 @@
 // How this node's kubelet is launched, and where each setting dxshim cares about is read from:
-// the runtime endpoint, the node name, the health port. One reader for `dxshim install`,
+// the runtime endpoint, the node name, the node labels. One reader for `dxshim install`,
 // `uninstall` and (later) `doctor`. The launchers, from the distributions' public sources
 // (deploy/windows/DISTRIBUTIONS.md cites them):
 //   - a native service whose command line runs kubelet.exe (GKE, EKS through
@@ -74,10 +74,6 @@ struct KubeletLaunch {
   Setting runtime_endpoint;
   std::optional<Setting> hostname_override;
   std::optional<Setting> node_labels;  // --node-labels, where the launcher keeps kubelet's flags
-  std::string healthz_address = "127.0.0.1";
-  int healthz_port = 10248;
-  bool healthz_address_flag = false;  // set by a flag, which the config files do not override
-  bool healthz_port_flag = false;
 };
 
 // Reads the node. Throws NodeError only when the node itself cannot be read; a launcher it does

@@ -1,14 +1,9 @@
 #include "shim/node/kubelet_proof.h"
 
 #include <algorithm>
-#include <regex>
-#include <variant>
 
-#include "shim/base/host_port.h"
 #include "shim/node/command_line.h"
-#include "shim/node/config_file_edit.h"
 #include "shim/node/kubelet_endpoint.h"
-#include "shim/node/kubelet_flags.h"
 #include "shim/node/kubelet_launch.h"
 
 namespace dxshim::node {
@@ -17,70 +12,77 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
-Proof Check(NodeSystem& node, const ProofTarget& target) {
+std::string Pid(std::uint32_t pid) { return "pid " + std::to_string(pid); }
+
+// The dxshim service's process, when it serves `target.pipe`; else why not.
+std::optional<std::uint32_t> DxshimServing(NodeSystem& node, const ProofTarget& target,
+                                           std::string& why) {
+  const auto service = node.Service(target.dxshim_service);
+  if (!service || !service->running) {
+    why = "the " + target.dxshim_service + " service does not run";
+    return std::nullopt;
+  }
+  const auto server = node.PipeServer(target.pipe);
+  if (!server || *server != service->pid) {
+    why = target.pipe + " is not served by the " + target.dxshim_service + " service (" +
+          Pid(service->pid) + ")" + (server ? ": its server is " + Pid(*server) : "");
+    return std::nullopt;
+  }
+  return service->pid;
+}
+
+}  // namespace
+
+Proof CheckKubeletUses(NodeSystem& node, DxshimProbe& probe, const ProofTarget& target) {
+  Proof proof;
+  std::string why;
+  proof.dxshim_pid = DxshimServing(node, target, why);
+  if (!proof.dxshim_pid) return {false, why, {}, std::nullopt};
+  const auto answer = probe.Callers(target.pipe, why);
+  if (!answer) return {false, "dxshim does not answer on " + target.pipe + ": " + why, {}, {}};
+  if (answer->server_pid != *proof.dxshim_pid) {
+    return {false,
+            "what answered on " + target.pipe + " says it is " + Pid(answer->server_pid) +
+                ", not the " + target.dxshim_service + " service's " + Pid(*proof.dxshim_pid),
+            {},
+            {}};
+  }
   std::vector<ProcessInfo> kubelets;
   for (auto& process : node.Processes()) {
     if (FileNameOf(process.program) == "kubelet.exe") kubelets.push_back(process);
   }
-  if (kubelets.empty()) return {false, "no kubelet.exe process runs"};
-  const std::string wanted = PipePathOf(target.kubelet_endpoint);
+  if (kubelets.empty()) return {false, "no kubelet.exe process runs", {}, proof.dxshim_pid};
   for (const auto& kubelet : kubelets) {
-    if (kubelet.command_line.empty()) {
-      return {false, "kubelet.exe (pid " + std::to_string(kubelet.pid) +
-                         ")'s command line cannot be read"};
-    }
-    std::string live;
-    try {
-      live = LiveKubeletEndpoint(node, kubelet.command_line);
-    } catch (const NodeError& e) {
-      return {false, e.what()};
-    }
-    if (PipePathOf(live) != wanted) {
-      return {false, "the running kubelet.exe (pid " + std::to_string(kubelet.pid) + ") uses " +
-                         live + ", not " + target.kubelet_endpoint};
-    }
-  }
-  std::string seen = "the running kubelet.exe (pid " + std::to_string(kubelets.front().pid) +
-                     ") uses " + target.kubelet_endpoint;
-  if (!target.dxshim_service.empty()) {
-    const auto service = node.Service(target.dxshim_service);
-    const auto server = node.PipeServer(PipePathOf(target.kubelet_endpoint));
-    if (!service || !service->running || !server || *server != service->pid) {
-      return {false, PipePathOf(target.kubelet_endpoint) + " is not served by the " +
-                         target.dxshim_service + " service" +
-                         (server ? " (its server is pid " + std::to_string(*server) + ")" : "")};
-    }
-    const auto parsed = ParseHostPort(target.metrics_address);
-    const auto* address = std::get_if<HostPort>(&parsed);
-    if (!address) {
+    const auto caller = std::find_if(answer->callers.begin(), answer->callers.end(),
+                                     [&](const CriCaller& c) { return c.pid == kubelet.pid; });
+    if (caller == answer->callers.end()) {
       return {false,
-              "dxshim's metrics endpoint is off (metrics-listen): the calls it relays "
-              "for kubelet cannot be counted"};
+              "kubelet.exe (" + Pid(kubelet.pid) + ") has made no CRI call through " + target.pipe +
+                  " (dxshim, " + Pid(*proof.dxshim_pid) + ")",
+              {},
+              proof.dxshim_pid};
     }
-    if (address->port == 0) {
-      return {false, "dxshim's metrics endpoint takes any free port (metrics-listen " +
-                         target.metrics_address +
-                         "): the calls it relays for kubelet cannot be counted here"};
-    }
-    const auto metrics =
-        node.HttpGet(address->DialHost(), address->port, "/metrics", std::chrono::seconds(5));
-    static const std::regex kCount(
-        R"re((^|\n)dxshim_pipe_clients_total\{program="kubelet\.exe"\} ([0-9.e+]+))re");
-    std::smatch match;
-    if (!metrics || metrics->status != 200 || !std::regex_search(metrics->body, match, kCount) ||
-        std::stod(match[2].str()) < 1) {
-      return {false, "dxshim has not yet relayed a connection from kubelet.exe (" +
-                         target.metrics_address + "/metrics)"};
-    }
-    seen += ", served by " + target.dxshim_service + " (pid " + std::to_string(service->pid) +
-            "), which has relayed kubelet's calls";
+    proof.kubelets.push_back(*caller);
   }
-  auto health = KubeletHealthy(node, target);
-  if (!health.ok) return health;
-  return {true, seen + "; " + health.what};
+  proof.ok = true;
+  for (const auto& k : proof.kubelets) {
+    proof.what += (proof.what.empty() ? "" : "; ") + std::string("kubelet.exe (") + Pid(k.pid) +
+                  ") made " + std::to_string(k.calls) + " CRI call(s) through " + target.pipe;
+  }
+  proof.what +=
+      ", served by the " + target.dxshim_service + " service (" + Pid(*proof.dxshim_pid) + ")";
+  return proof;
 }
 
-}  // namespace
+Proof ProveKubeletUses(NodeSystem& node, DxshimProbe& probe, const ProofTarget& target,
+                       milliseconds timeout) {
+  const auto deadline = steady_clock::now() + timeout;
+  while (true) {
+    Proof last = CheckKubeletUses(node, probe, target);
+    if (last.ok || steady_clock::now() >= deadline) return last;
+    node.Sleep(milliseconds(250));
+  }
+}
 
 std::string LiveKubeletEndpoint(NodeSystem& node, const std::string& command_line) {
   KubeletFiles files;
@@ -89,32 +91,6 @@ std::string LiveKubeletEndpoint(NodeSystem& node, const std::string& command_lin
   files.resolve = [&node](const std::string& path) { return NodePath(node, path); };
   files.separator = '\\';
   return KubeletEndpoint(SplitCommandLine(command_line), files).value;
-}
-
-Proof KubeletHealthy(NodeSystem& node, const ProofTarget& target) {
-  const std::string address = target.healthz_address == "0.0.0.0" || target.healthz_address.empty()
-                                  ? "127.0.0.1"
-                                  : target.healthz_address;
-  const auto answer =
-      node.HttpGet(address, target.healthz_port, "/healthz", std::chrono::seconds(5));
-  const std::string where =
-      "http://" + address + ":" + std::to_string(target.healthz_port) + "/healthz";
-  if (!answer) return {false, "kubelet's " + where + " does not answer"};
-  if (answer->status != 200 || answer->body != "ok") {
-    return {false, "kubelet's " + where + " answers " + std::to_string(answer->status) + " " +
-                       answer->body.substr(0, 200)};
-  }
-  return {true, "its " + where + " answers ok"};
-}
-
-Proof ProveKubeletUses(NodeSystem& node, const ProofTarget& target, milliseconds timeout) {
-  const auto deadline = steady_clock::now() + timeout;
-  Proof last;
-  while (true) {
-    last = Check(node, target);
-    if (last.ok || steady_clock::now() >= deadline) return last;
-    node.Sleep(milliseconds(1000));
-  }
 }
 
 }  // namespace dxshim::node

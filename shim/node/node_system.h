@@ -1,5 +1,5 @@
 // What `dxshim install` reads and changes on a node, as one interface: the registry, files, the
-// service control manager, the running processes, and loopback HTTP. shim/windows implements it
+// service control manager, the running processes and the named pipes. shim/windows implements it
 // with Win32 (windows_node_system.h); the installer's logic above it is portable, so the unit
 // tests run it against an in-memory node and the wine tests against wine's real registry and
 // service manager.
@@ -38,6 +38,7 @@ struct ServiceSpec {
   std::string display_name;
   std::string command_line;
   std::vector<std::string> dependencies;
+  bool operator==(const ServiceSpec&) const = default;
 };
 
 struct ProcessInfo {
@@ -80,19 +81,16 @@ class NodeSystem {
   // Both wait until the service reached the state, or throw NodeError after `timeout`.
   virtual void StartAndWait(const std::string& name, std::chrono::milliseconds timeout) = 0;
   virtual void StopAndWait(const std::string& name, std::chrono::milliseconds timeout) = 0;
+  // Asks the service manager to start the service and returns at once (it may stay START_PENDING
+  // for a while: dxshim waiting for its pipe to be free). A service already running: nothing.
+  virtual void RequestStart(const std::string& name) = 0;
 
   virtual std::vector<ProcessInfo> Processes() = 0;
   // The process serving the named pipe (\\.\pipe\NAME), nullopt when nothing serves it.
   virtual std::optional<std::uint32_t> PipeServer(const std::string& pipe_path) = 0;
-  // GET http://HOST:PORT/PATH: the status code and body, nullopt when nothing answers.
-  struct HttpAnswer {
-    int status = 0;
-    std::string body;
-  };
-  virtual std::optional<HttpAnswer> HttpGet(const std::string& host, int port,
-                                            const std::string& path,
-                                            std::chrono::milliseconds timeout) = 0;
   virtual void Sleep(std::chrono::milliseconds duration) = 0;
+  // The wall clock, in milliseconds since the Unix epoch (dxshim's own records use it too).
+  virtual std::int64_t NowUnixMs() = 0;
   // `text` with %NAME% environment variables expanded, as the service manager does for a
   // REG_EXPAND_SZ command line.
   virtual std::string ExpandEnvironment(const std::string& text) = 0;

@@ -17,7 +17,9 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "shim/proxy/call_registry.h"
@@ -29,6 +31,8 @@ namespace dxshim {
 
 class ProxiedCall;
 class Relay;
+using LocalMethods =
+    std::map<std::string, std::function<std::string()>, std::less<>>;  // local_method.h
 
 // What all calls share; outlives every call.
 struct ProxyShared {
@@ -39,7 +43,8 @@ struct ProxyShared {
   // When set, a call whose peer (gRPC's peer string) it refuses is answered PERMISSION_DENIED
   // and never reaches the runtime. Windows: only the named pipe's own bridges are admitted.
   std::function<bool(std::string_view peer)> admit_peer;
-  ProxyObserver* observer = nullptr;  // may be null: nothing is reported
+  ProxyObserver* observer = nullptr;            // may be null: nothing is reported
+  const LocalMethods* local_methods = nullptr;  // may be null: every method is relayed
   // Makes an accepted call's relay; `admitted` is false for a peer admit_peer refused.
   std::unique_ptr<Relay> (*relay_for)(ProxiedCall& call, bool admitted) = nullptr;
   CallRegistry registry;

@@ -24,6 +24,7 @@ void ProxyServer::Start() {
   shared_.service = &service_;
   shared_.admit_peer = options_.admit_peer;
   shared_.observer = options_.observer;
+  shared_.local_methods = options_.local_methods.empty() ? nullptr : &options_.local_methods;
   shared_.relay_for = RelayFor;
 
   const bool unix_socket = options_.listen.kind == Endpoint::Kind::kUnix;

@@ -28,6 +28,7 @@ struct ProxyOptions {
   // When set, only calls whose gRPC peer it admits are relayed (see ProxyShared::admit_peer).
   std::function<bool(std::string_view peer)> admit_peer;
   ProxyObserver* observer = nullptr;  // not owned; may be null
+  LocalMethods local_methods;         // methods dxshim answers itself (local_method.h)
 };
 
 class ProxyServer {

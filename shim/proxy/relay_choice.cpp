@@ -1,6 +1,7 @@
 #include "shim/proxy/relay_choice.h"
 
 #include "shim/proxy/cri_methods.h"
+#include "shim/proxy/local_method.h"
 #include "shim/proxy/stream_relay.h"
 #include "shim/proxy/unary_relay.h"
 
@@ -28,6 +29,10 @@ class RefusedRelay final : public Relay {
 std::unique_ptr<Relay> RelayFor(ProxiedCall& call, bool admitted) {
   if (!admitted) return std::make_unique<RefusedRelay>(call);
   const auto method = call.method();
+  if (const auto* local = call.shared().local_methods) {
+    if (const auto it = local->find(method); it != local->end())
+      return LocalRelay(call, it->second);
+  }
   if (!IsUnaryCriMethod(method)) return std::make_unique<StreamRelay>(call);
   const auto* interceptor = call.shared().interceptor;
   return std::make_unique<UnaryRelay>(call, interceptor != nullptr && interceptor->Wants(method));

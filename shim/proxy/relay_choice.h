@@ -1,6 +1,7 @@
 // Which relay carries an accepted call (ProxyShared::relay_for): a refusal for a peer the endpoint
-// does not admit, a UnaryRelay for the known unary CRI methods (intercepted when the interceptor
-// wants the method), a StreamRelay for anything else.
+// does not admit, dxshim's own answer for a method it answers itself (local_method.h), a
+// UnaryRelay for the known unary CRI methods (intercepted when the interceptor wants the method),
+// a StreamRelay for anything else.
 #pragma once
 
 #include <memory>

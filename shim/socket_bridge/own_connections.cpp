@@ -67,12 +67,12 @@ void OwnConnections::Registration::reset() {
   owner_ = nullptr;
 }
 
-OwnConnections::Registration OwnConnections::Add(NativeSocket connected) {
+OwnConnections::Registration OwnConnections::Add(NativeSocket connected, BridgeClient client) {
   const auto connection = ConnectionOf(connected);
   if (!connection) return {};
   std::lock_guard lock(mutex_);
   const auto id = next_id_++;
-  entries_.emplace(id, Entry{*connection});
+  entries_.emplace(id, Entry{*connection, std::move(client)});
   return {this, id};
 }
 
@@ -86,7 +86,8 @@ std::size_t OwnConnections::size() {
   return entries_.size();
 }
 
-bool OwnConnections::Admits(std::string_view grpc_peer, std::string& refusal) {
+bool OwnConnections::Admits(std::string_view grpc_peer, std::string& refusal,
+                            BridgeClient* client) {
   const auto peer = ParseGrpcPeer(grpc_peer);
   if (!peer) {
     refusal = "it is not a TCP peer";
@@ -99,6 +100,7 @@ bool OwnConnections::Admits(std::string_view grpc_peer, std::string& refusal) {
     refusal = "no connection of the bridge has that address and port";
     return false;
   }
+  if (client) *client = it->second.client;
   if (check_ == OwnerCheck::kNone || it->second.owner_confirmed) return true;
   // The table is read without the lock (it takes a while on a busy node), once per connection,
   // for the connection the call came over: the peer as gRPC names it, to the server's end.
@@ -114,10 +116,16 @@ bool OwnConnections::Admits(std::string_view grpc_peer, std::string& refusal) {
 }
 
 PeerAdmission AdmitOnlyThrough(OwnConnections& connections, std::string front,
-                               std::function<void(const std::string&)> warn) {
-  return [&connections, front = std::move(front), warn = std::move(warn)](std::string_view peer) {
+                               std::function<void(const std::string&)> warn,
+                               std::function<void(const BridgeClient&)> admitted) {
+  return [&connections, front = std::move(front), warn = std::move(warn),
+          admitted = std::move(admitted)](std::string_view peer) {
     std::string refusal;
-    if (connections.Admits(peer, refusal)) return true;
+    BridgeClient client;
+    if (connections.Admits(peer, refusal, &client)) {
+      if (admitted) admitted(client);
+      return true;
+    }
     warn("refused a call from " + std::string(peer) + ": it did not come through " + front + " (" +
          refusal + ")");
     return false;

@@ -36,6 +36,12 @@ bool OwnedByThisProcess(const TcpConnection& c, std::string& refusal);
 // of this process; `refusal` says why not.
 bool PeerIsThisProcess(NativeSocket accepted, std::string& refusal);
 
+// Who is at the far end of a bridged connection (a named pipe's client), when the bridge knows.
+struct BridgeClient {
+  std::uint32_t pid = 0;
+  std::string program;  // its executable's file name, lower case
+};
+
 class OwnConnections {
  public:
   // Whether Admits also asks the TCP table for the connection's owner: on Windows, where it is
@@ -70,17 +76,19 @@ class OwnConnections {
   };
 
   // Lists `connected`, a TCP connection this process opened to the server, by the addresses its
-  // socket reports (getsockname, getpeername). An empty Registration when it is not a connected
-  // TCP socket (nothing is listed then: calls over it are refused).
-  [[nodiscard]] Registration Add(NativeSocket connected);
+  // socket reports (getsockname, getpeername), with the client the bridge carries it for. An
+  // empty Registration when it is not a connected TCP socket (nothing is listed then: calls over
+  // it are refused).
+  [[nodiscard]] Registration Add(NativeSocket connected, BridgeClient client = {});
   // Whether a call whose gRPC peer is `grpc_peer` ("ipv4:127.0.0.1:54321") came over a listed
-  // connection; `refusal` says why not.
-  bool Admits(std::string_view grpc_peer, std::string& refusal);
+  // connection; `refusal` says why not; `client`, when given, gets the connection's client.
+  bool Admits(std::string_view grpc_peer, std::string& refusal, BridgeClient* client = nullptr);
   std::size_t size();
 
  private:
   struct Entry {
     TcpConnection connection;
+    BridgeClient client;
     bool owner_confirmed = false;  // the TCP table named this process once: never asked again
   };
   void Remove(std::uint64_t id);
@@ -95,7 +103,9 @@ class OwnConnections {
 // device plugin's behind its socket): admits a call over one of `connections`; tells `warn`
 // "refused a call from PEER: it did not come through FRONT (why)" otherwise.
 using PeerAdmission = std::function<bool(std::string_view grpc_peer)>;
+// `admitted`, when set, is told the client of each connection a call is admitted over.
 PeerAdmission AdmitOnlyThrough(OwnConnections& connections, std::string front,
-                               std::function<void(const std::string&)> warn);
+                               std::function<void(const std::string&)> warn,
+                               std::function<void(const BridgeClient&)> admitted = {});
 
 }  // namespace dxshim::socket_bridge

@@ -3,6 +3,7 @@
 #include <sddl.h>
 
 #include <cctype>
+#include <chrono>
 #include <stdexcept>
 
 #include "devices/windows/wide_text.h"
@@ -13,10 +14,8 @@ using devices::windows::Widen;
 
 namespace {
 
-// The file name of the program at the other end of a connected pipe instance, lower case.
-std::string ClientProgram(HANDLE pipe) {
-  ULONG pid = 0;
-  if (!GetNamedPipeClientProcessId(pipe, &pid)) return "";
+// A process's program file name, lower case ("" when it cannot be read).
+std::string ProgramOf(ULONG pid) {
   const HANDLE process = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
   if (!process) return "";
   wchar_t path[MAX_PATH * 2];
@@ -30,6 +29,13 @@ std::string ClientProgram(HANDLE pipe) {
   }
   CloseHandle(process);
   return name;
+}
+
+// The process at the other end of a connected pipe instance.
+socket_bridge::BridgeClient ClientOf(HANDLE pipe) {
+  ULONG pid = 0;
+  if (!GetNamedPipeClientProcessId(pipe, &pid)) return {};
+  return {static_cast<std::uint32_t>(pid), ProgramOf(pid)};
 }
 
 }  // namespace
@@ -54,6 +60,16 @@ HANDLE PipeAcceptor::CreateInstance(bool first, DWORD& error) {
   return pipe;
 }
 
+HANDLE PipeAcceptor::FirstInstance(DWORD& error) {
+  // Windows refuses a first instance of a name another process serves
+  // (FILE_FLAG_FIRST_PIPE_INSTANCE); wine does not, so whether one serves it is asked first.
+  if (WaitNamedPipeW(path_.c_str(), 1) || GetLastError() == ERROR_SEM_TIMEOUT) {
+    error = ERROR_ACCESS_DENIED;
+    return INVALID_HANDLE_VALUE;
+  }
+  return CreateInstance(true, error);
+}
+
 void PipeAcceptor::Start() {
   PSECURITY_DESCRIPTOR descriptor = nullptr;
   if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(Widen(sddl_).c_str(), SDDL_REVISION_1,
@@ -65,7 +81,16 @@ void PipeAcceptor::Start() {
   security_.lpSecurityDescriptor = descriptor;
   security_.bInheritHandle = FALSE;
   DWORD error = 0;
-  const HANDLE first = CreateInstance(true, error);
+  HANDLE first = FirstInstance(error);
+  const auto deadline = std::chrono::steady_clock::now() + wait_for_pipe_;
+  bool said = false;
+  while (first == INVALID_HANDLE_VALUE && error == ERROR_ACCESS_DENIED &&
+         std::chrono::steady_clock::now() < deadline) {
+    if (!said && on_wait_) on_wait_();
+    said = true;
+    ::Sleep(20);
+    first = FirstInstance(error);
+  }
   if (first == INVALID_HANDLE_VALUE) {
     throw std::runtime_error(error == ERROR_ACCESS_DENIED
                                  ? "pipe " + devices::windows::Narrow(path_.data(), path_.size()) +
@@ -108,14 +133,15 @@ void PipeAcceptor::AcceptLoop(HANDLE listening) {
     DWORD create_error = 0;
     listening = CreateInstance(false, create_error);
     if (client == INVALID_HANDLE_VALUE) continue;
-    if (on_client_) on_client_(ClientProgram(client));
+    const auto who = ClientOf(client);
+    if (on_client_) on_client_(who.program);
     const SOCKET backend = dial_backend_();
     if (backend == INVALID_SOCKET) {
       DisconnectNamedPipe(client);
       CloseHandle(client);
       continue;
     }
-    bridges_.Add(client, backend, {}, backend_connections_.Add(backend));
+    bridges_.Add(client, backend, {}, backend_connections_.Add(backend, who));
   }
   CloseHandle(ov.hEvent);
 }

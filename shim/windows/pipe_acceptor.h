@@ -8,6 +8,7 @@
 #include <winsock2.h>  // before windows.h
 #include <windows.h>
 // clang-format on
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -26,9 +27,16 @@ class PipeAcceptor {
   PipeAcceptor(const PipeAcceptor&) = delete;
   PipeAcceptor& operator=(const PipeAcceptor&) = delete;
 
-  // Creates the first pipe instance and starts accepting. Throws std::runtime_error naming the
-  // problem: an invalid SDDL, or the pipe name already served by another process.
+  // Creates the first pipe instance and starts accepting. While another process serves the pipe
+  // name, waits for it to be free (up to set_wait_for_pipe's time, calling its `on_wait` once).
+  // Throws std::runtime_error naming the problem: an invalid SDDL, or the pipe name still served
+  // by another process.
   void Start();
+  // How long Start waits for the pipe to be free (none by default). Set before Start.
+  void set_wait_for_pipe(std::chrono::milliseconds wait, std::function<void()> on_wait) {
+    wait_for_pipe_ = wait;
+    on_wait_ = std::move(on_wait);
+  }
   // Stops accepting, closes every bridged connection, joins every thread. Idempotent.
   void Stop();
   std::size_t active_connections() { return bridges_.active(); }
@@ -44,12 +52,15 @@ class PipeAcceptor {
 
  private:
   HANDLE CreateInstance(bool first, DWORD& error);
+  HANDLE FirstInstance(DWORD& error);
   void AcceptLoop(HANDLE listening);
 
   std::wstring path_;
   std::string sddl_;
   std::function<SOCKET()> dial_backend_;
   std::function<void(const std::string&)> on_client_;
+  std::chrono::milliseconds wait_for_pipe_{0};
+  std::function<void()> on_wait_;
   SECURITY_ATTRIBUTES security_{};
   HANDLE stop_ = nullptr;
   std::thread thread_;

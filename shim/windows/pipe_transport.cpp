@@ -19,7 +19,11 @@ PipeTransport::PipeTransport(Endpoint& listen, Endpoint& runtime, std::string sd
     acceptor_ = std::make_unique<PipeAcceptor>(
         pipe_.address, std::move(sddl), [this] { return ConnectLoopback(backend_port_.load()); });
     admit_ =
-        socket_bridge::AdmitOnlyThrough(acceptor_->backend_connections(), pipe_.ToString(), warn_);
+        socket_bridge::AdmitOnlyThrough(acceptor_->backend_connections(), pipe_.ToString(), warn_,
+                                        [this](const socket_bridge::BridgeClient& client) {
+                                          if (callers_)
+                                            callers_->Called({client.pid, client.program});
+                                        });
     listen = Endpoint{Endpoint::Kind::kTcp, "127.0.0.1:0"};
   }
 }
@@ -27,6 +31,14 @@ PipeTransport::PipeTransport(Endpoint& listen, Endpoint& runtime, std::string sd
 PipeTransport::~PipeTransport() { Stop(); }
 
 bool PipeTransport::Admits(std::string_view grpc_peer) { return admit_ && admit_(grpc_peer); }
+
+void PipeTransport::WaitForPipe(std::chrono::milliseconds wait) {
+  if (!acceptor_) return;
+  acceptor_->set_wait_for_pipe(wait, [this, wait] {
+    info_("waiting up to " + std::to_string(wait.count() / 1000) + " s for " + pipe_.ToString() +
+          ": another process serves it");
+  });
+}
 
 void PipeTransport::Listen(int grpc_port) {
   if (!acceptor_) return;

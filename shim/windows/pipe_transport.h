@@ -9,12 +9,14 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "shim/proxy/cri_callers.h"
 #include "shim/proxy/endpoint.h"
 #include "shim/windows/loopback.h"
 #include "shim/windows/pipe_acceptor.h"
@@ -48,6 +50,10 @@ class PipeTransport {
   void OnClient(std::function<void(const std::string&)> on_client) {
     if (acceptor_) acceptor_->set_on_client(std::move(on_client));
   }
+  // Each admitted call counted for the pipe client it came from (cri_callers.h); before Listen.
+  void RecordCallers(CriCallers* callers) { callers_ = callers; }
+  // Listen waits up to `wait` while another process serves the pipe (PipeAcceptor::Start).
+  void WaitForPipe(std::chrono::milliseconds wait);
   // Closes the pipe and the forwarder and every bridged connection. Idempotent.
   void Stop();
 
@@ -58,6 +64,7 @@ class PipeTransport {
   Log warn_;
   std::atomic<int> backend_port_{0};
   std::unique_ptr<PipeAcceptor> acceptor_;
+  CriCallers* callers_ = nullptr;
   socket_bridge::PeerAdmission admit_;  // over the acceptor's connections; empty without it
   std::unique_ptr<PipeForwarder> forwarder_;
 };

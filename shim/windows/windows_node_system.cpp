@@ -14,7 +14,6 @@
 #include <thread>
 
 #include "devices/windows/wide_text.h"
-#include "shim/socket_bridge/http_get.h"
 
 namespace dxshim::windows {
 namespace {
@@ -231,6 +230,7 @@ class WindowsNodeSystem : public node::NodeSystem {
 
   void WriteFile(const std::string& path, const std::string& bytes) override {
     const std::wstring target = Widen(path);
+    CreateParentFolders(target);
     const std::wstring temporary = target + L".dxshim-new";
     const HANDLE file = CreateFileW(temporary.c_str(), GENERIC_WRITE, 0, nullptr, CREATE_ALWAYS,
                                     FILE_ATTRIBUTE_NORMAL, nullptr);
@@ -400,6 +400,15 @@ class WindowsNodeSystem : public node::NodeSystem {
     WaitFor(service.get(), name, SERVICE_RUNNING, deadline);
   }
 
+  void RequestStart(const std::string& name) override {
+    const auto manager = Manager(SC_MANAGER_CONNECT);
+    const ServiceHandle service = Open(manager, name, SERVICE_START | SERVICE_QUERY_STATUS);
+    if (!::StartServiceW(service.get(), 0, nullptr) &&
+        GetLastError() != ERROR_SERVICE_ALREADY_RUNNING) {
+      throw NodeError("cannot start service " + name + " (" + ErrorText(GetLastError()) + ")");
+    }
+  }
+
   void StopAndWait(const std::string& name, milliseconds timeout) override {
     const auto manager = Manager(SC_MANAGER_CONNECT);
     const ServiceHandle service = Open(manager, name, SERVICE_STOP | SERVICE_QUERY_STATUS);
@@ -461,16 +470,13 @@ class WindowsNodeSystem : public node::NodeSystem {
     return std::nullopt;
   }
 
-  std::optional<HttpAnswer> HttpGet(const std::string& host, int port, const std::string& path,
-                                    milliseconds timeout) override {
-    if (port <= 0 || port > 65535) return std::nullopt;
-    const auto answer =
-        socket_bridge::HttpGet(host, static_cast<std::uint16_t>(port), path, timeout);
-    if (!answer) return std::nullopt;
-    return HttpAnswer{answer->status, answer->body};
-  }
-
   void Sleep(milliseconds duration) override { std::this_thread::sleep_for(duration); }
+
+  std::int64_t NowUnixMs() override {
+    return std::chrono::duration_cast<milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
 
   std::string ExpandEnvironment(const std::string& text) override {
     const std::wstring in = Widen(text);
@@ -495,6 +501,15 @@ class WindowsNodeSystem : public node::NodeSystem {
     }
     CloseHandle(token);
     return same;
+  }
+
+  // The folders above `path` that do not exist yet (rke2's config.yaml.d for dxshim's drop-in),
+  // made with the access their parents give.
+  static void CreateParentFolders(const std::wstring& path) {
+    for (auto at = path.find_first_of(L"\\/", 3); at != std::wstring::npos;
+         at = path.find_first_of(L"\\/", at + 1)) {
+      CreateDirectoryW(path.substr(0, at).c_str(), nullptr);  // an existing one fails: fine
+    }
   }
 
   static ServiceHandle Open(const ServiceHandle& manager, const std::string& name, DWORD access) {

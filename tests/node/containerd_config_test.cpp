@@ -20,10 +20,14 @@ using test::Has;
 
 constexpr std::string_view kPipe = R"(\\.\pipe\dxshim-containerd)";
 
+std::optional<std::string> Grpc(std::string_view toml) {
+  return ReadServerAddress(toml, ContainerdServer::kGrpc);
+}
+
 std::string Set(std::string_view toml, std::string_view pipe = kPipe) {
-  const std::string out = SetGrpcAddress(toml, pipe);
-  EXPECT_EQ(SetGrpcAddress(out, pipe), out) << "not idempotent";
-  EXPECT_EQ(ReadGrpcAddress(out), std::optional<std::string>(pipe));
+  const std::string out = SetServerAddress(toml, ContainerdServer::kGrpc, pipe);
+  EXPECT_EQ(SetServerAddress(out, ContainerdServer::kGrpc, pipe), out) << "not idempotent";
+  EXPECT_EQ(Grpc(out), std::optional<std::string>(pipe));
   return out;
 }
 
@@ -43,7 +47,7 @@ state = "C:\\ProgramData\\containerd\\state"
 )";
 
 TEST(NodeContainerdConfig, ReadsTheVersion2Address) {
-  EXPECT_EQ(ReadGrpcAddress(kVersion2), R"(\\.\pipe\containerd-containerd)");
+  EXPECT_EQ(Grpc(kVersion2), R"(\\.\pipe\containerd-containerd)");
   EXPECT_EQ(kContainerdDefaultPipe, R"(\\.\pipe\containerd-containerd)");
 }
 
@@ -53,7 +57,8 @@ TEST(NodeContainerdConfig, SetsABasicStringInPlace) {
                    std::string_view(R"("\\\\.\\pipe\\containerd-containerd")").size(),
                    R"("\\\\.\\pipe\\dxshim-containerd")");
   EXPECT_EQ(Set(kVersion2), expected);
-  EXPECT_EQ(SetGrpcAddress(kVersion2, kContainerdDefaultPipe), kVersion2);
+  EXPECT_EQ(SetServerAddress(kVersion2, ContainerdServer::kGrpc, kContainerdDefaultPipe),
+            kVersion2);
 }
 
 const std::string kVersion3 =
@@ -68,7 +73,7 @@ const std::string kVersion3 =
     "  enable_selinux = false\r\n";
 
 TEST(NodeContainerdConfig, KeepsALiteralStringAndCrlf) {
-  EXPECT_EQ(ReadGrpcAddress(kVersion3), R"(\\.\pipe\containerd-containerd)");
+  EXPECT_EQ(Grpc(kVersion3), R"(\\.\pipe\containerd-containerd)");
   EXPECT_EQ(Set(kVersion3),
             "version = 3\r\n"
             "root = 'C:\\ProgramData\\containerd\\root'\r\n"
@@ -101,7 +106,7 @@ TEST(NodeContainerdConfig, InsertsTheAddressIntoAnExistingGrpcTable) {
 }
 
 TEST(NodeContainerdConfig, AppendsAGrpcTable) {
-  EXPECT_FALSE(ReadGrpcAddress("version = 2\n[plugins]\n  x = 1\n"));
+  EXPECT_FALSE(Grpc("version = 2\n[plugins]\n  x = 1\n"));
   EXPECT_EQ(Set("version = 2\n\n[plugins]\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n"
                 "    sandbox_image = \"pause:3.9\"\n"),
             "version = 2\n\n[plugins]\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n"
@@ -134,7 +139,7 @@ TEST(NodeContainerdConfig, CommentsArraysAndStringsAreNotTables) {
       "  when = 1979-05-27 07:32:00Z\n"
       "[grpc]\n"
       "  address = \"\\\\\\\\.\\\\pipe\\\\c\"  # real\n";
-  EXPECT_EQ(ReadGrpcAddress(toml), R"(\\.\pipe\c)");
+  EXPECT_EQ(Grpc(toml), R"(\\.\pipe\c)");
   std::string expected = toml;
   const std::string_view old = "\\\\\\\\.\\\\pipe\\\\c";
   expected.replace(expected.rfind(old), old.size(), "\\\\\\\\.\\\\pipe\\\\dxshim-containerd");
@@ -148,22 +153,122 @@ TEST(NodeContainerdConfig, Version4KeepsTheAddressInTheGrpcPluginTable) {
       "version = 4\n\n[grpc]\n  address = 'ignored'\n\n"
       "[plugins]\n  [plugins.'io.containerd.server.v1.grpc']\n"
       "    address = '\\\\.\\pipe\\containerd-containerd'\n    max_recv_message_size = 16777216\n";
-  EXPECT_EQ(ReadGrpcAddress(v4), "\\\\.\\pipe\\containerd-containerd");
+  EXPECT_EQ(Grpc(v4), "\\\\.\\pipe\\containerd-containerd");
   const std::string moved = Set(v4);
   EXPECT_EQ(moved,
             "version = 4\n\n[grpc]\n  address = 'ignored'\n\n"
             "[plugins]\n  [plugins.'io.containerd.server.v1.grpc']\n"
             "    address = '\\\\.\\pipe\\dxshim-containerd'\n"
             "    max_recv_message_size = 16777216\n");
-  EXPECT_EQ(ReadGrpcAddress("version = 4\n[grpc]\naddress = 'x'\n"), std::nullopt);
+  EXPECT_EQ(Grpc("version = 4\n[grpc]\naddress = 'x'\n"), std::nullopt);
   EXPECT_EQ(Set("version = 4\n"),
             "version = 4\n\n[plugins.'io.containerd.server.v1.grpc']\naddress = "
             "\"\\\\\\\\.\\\\pipe\\\\dxshim-containerd\"\n");
 }
 
+// AgentBaker @06836ee staging/cse/windows/containerdtemplate.toml (containerd 1.6 and 1.7 on
+// AKS; no `version`, so version 1) and containerd2template.toml (2.x, version 3), their first
+// tables as the CSE writes them (Out-File: CRLF): [ttrpc] address is empty, so containerd serves
+// TTRPC at the gRPC pipe + ".ttrpc" (containerd v1.7.34 cmd/containerd/command/main.go).
+const std::string kAksVersion1 =
+    "root = \"C:\\\\ProgramData\\\\containerd\\\\root\"\r\n"
+    "state = \"C:\\\\ProgramData\\\\containerd\\\\state\"\r\n"
+    "\r\n"
+    "[grpc]\r\n"
+    "  address = \"\\\\\\\\.\\\\pipe\\\\containerd-containerd\"\r\n"
+    "  max_recv_message_size = 16777216\r\n"
+    "  max_send_message_size = 16777216\r\n"
+    "\r\n"
+    "[ttrpc]\r\n"
+    "  address = \"\"\r\n"
+    "\r\n"
+    "[debug]\r\n"
+    "  address = \"\"\r\n"
+    "  level = \"info\"\r\n";
+const std::string kAksVersion3 =
+    "version = 3\r\n"
+    "root = 'C:\\ProgramData\\containerd\\root'\r\n"
+    "state = 'C:\\ProgramData\\containerd\\state'\r\n"
+    "\r\n"
+    "[grpc]\r\n"
+    "  address = '\\\\.\\pipe\\containerd-containerd'\r\n"
+    "  max_recv_message_size = 16777216\r\n"
+    "  max_send_message_size = 16777216\r\n"
+    "\r\n"
+    "[ttrpc]\r\n"
+    "  address = ''\r\n"
+    "\r\n"
+    "[debug]\r\n"
+    "  address = ''\r\n"
+    "  level = 'info'\r\n";
+
+std::string Replaced(std::string text, std::string_view from, std::string_view to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(NodeContainerdConfig, TheTakeoverMovesGrpcAndKeepsTtrpcWhereItWas) {
+  const std::string_view old_ttrpc = R"(\\.\pipe\containerd-containerd.ttrpc)";
+  for (const auto& aks : {kAksVersion1, kAksVersion3}) {
+    EXPECT_EQ(ServedPipes(aks).grpc, kContainerdDefaultPipe);
+    EXPECT_EQ(ServedPipes(aks).ttrpc, old_ttrpc);
+    const std::string moved = MoveGrpcKeepTtrpc(aks, kPipe);
+    EXPECT_EQ(ServedPipes(moved).grpc, kPipe);
+    EXPECT_EQ(ServedPipes(moved).ttrpc, old_ttrpc) << "TTRPC followed the gRPC pipe:\n" << moved;
+    EXPECT_EQ(MoveGrpcKeepTtrpc(moved, kPipe), moved) << "not idempotent";
+    // Put back, the file is what it was only by its bytes: the record restores those.
+    EXPECT_NE(moved, aks);
+  }
+  // Only the two values change, each in its own style (basic strings stay basic, literal ones
+  // literal).
+  std::string expected = Replaced(kAksVersion1, "[ttrpc]\r\n  address = \"\"",
+                                  "[ttrpc]\r\n  address = \"\\\\\\\\.\\\\pipe\\\\"
+                                  "containerd-containerd.ttrpc\"");
+  expected = Replaced(expected, "\\\\\\\\.\\\\pipe\\\\containerd-containerd\"\r\n  max_recv",
+                      "\\\\\\\\.\\\\pipe\\\\dxshim-containerd\"\r\n  max_recv");
+  EXPECT_EQ(MoveGrpcKeepTtrpc(kAksVersion1, kPipe), expected);
+  expected = Replaced(kAksVersion3, "[ttrpc]\r\n  address = ''",
+                      "[ttrpc]\r\n  address = '\\\\.\\pipe\\containerd-containerd.ttrpc'");
+  expected = Replaced(expected, "'\\\\.\\pipe\\containerd-containerd'\r\n  max_recv",
+                      "'\\\\.\\pipe\\dxshim-containerd'\r\n  max_recv");
+  EXPECT_EQ(MoveGrpcKeepTtrpc(kAksVersion3, kPipe), expected);
+}
+
+TEST(NodeContainerdConfig, ATtrpcTableIsAddedWhereThereIsNone) {
+  EXPECT_EQ(
+      MoveGrpcKeepTtrpc("version = 2\n\n[grpc]\n  address = \"\\\\\\\\.\\\\pipe\\\\c\"\n", kPipe),
+      "version = 2\n\n[grpc]\n  address = \"\\\\\\\\.\\\\pipe\\\\dxshim-containerd\"\n\n"
+      "[ttrpc]\n  address = \"\\\\\\\\.\\\\pipe\\\\c.ttrpc\"\n");
+  // No address anywhere: both follow containerd's default pipe.
+  EXPECT_EQ(ServedPipes("").ttrpc, std::string(kContainerdDefaultPipe) + ".ttrpc");
+  // A TTRPC address of its own is kept as it is.
+  const std::string own = "[grpc]\naddress = 'a'\n[ttrpc]\naddress = 'b'\n";
+  EXPECT_EQ(ServedPipes(own).ttrpc, "b");
+  EXPECT_EQ(MoveGrpcKeepTtrpc(own, "c"), "[grpc]\naddress = 'c'\n[ttrpc]\naddress = 'b'\n");
+}
+
+// containerd 2.3's version 4: TTRPC has a server plugin table of its own, and without one it is
+// served at the DEFAULT pipe + ".ttrpc" even when the gRPC plugin has another address
+// (cmd/containerd/server/server.go v2.3.4).
+TEST(NodeContainerdConfig, Version4PinsTtrpcInItsServerPluginTable) {
+  const std::string v4 =
+      "version = 4\n\n[plugins]\n  [plugins.'io.containerd.server.v1.grpc']\n"
+      "    address = '\\\\.\\pipe\\custom'\n";
+  EXPECT_EQ(ServedPipes(v4).grpc, R"(\\.\pipe\custom)");
+  EXPECT_EQ(ServedPipes(v4).ttrpc, R"(\\.\pipe\containerd-containerd.ttrpc)");
+  EXPECT_EQ(MoveGrpcKeepTtrpc(v4, kPipe),
+            "version = 4\n\n[plugins]\n  [plugins.'io.containerd.server.v1.grpc']\n"
+            "    address = '\\\\.\\pipe\\dxshim-containerd'\n\n"
+            "[plugins.'io.containerd.server.v1.ttrpc']\n"
+            "    address = \"\\\\\\\\.\\\\pipe\\\\containerd-containerd.ttrpc\"\n");
+  EXPECT_EQ(ReadServerAddress("version = 4\n[ttrpc]\naddress = 'x'\n", ContainerdServer::kTtrpc),
+            std::nullopt);
+}
+
 TEST(NodeContainerdConfig, DecodesEscapes) {
-  EXPECT_EQ(ReadGrpcAddress("[grpc]\naddress = \"\\u005c\\u005C.\\\\pipe\\\\x\\t\"\n"),
-            "\\\\.\\pipe\\x\t");
+  EXPECT_EQ(Grpc("[grpc]\naddress = \"\\u005c\\u005C.\\\\pipe\\\\x\\t\"\n"), "\\\\.\\pipe\\x\t");
 }
 
 TEST(NodeContainerdConfig, RefusesWhatItCannotReadSafely) {
@@ -183,10 +288,8 @@ TEST(NodeContainerdConfig, RefusesWhatItCannotReadSafely) {
   EXPECT_TRUE(Has(ErrorOf([] { Set("[grpc\n"); }), "line 1: a table header without"));
   EXPECT_TRUE(Has(ErrorOf([] { Set("a = 1 b = 2\n"); }), "line 1: unexpected text"));
   EXPECT_TRUE(Has(ErrorOf([] { Set("x = [1, 2\n"); }), "line 1: an array without"));
-  EXPECT_TRUE(
-      Has(ErrorOf([] { ReadGrpcAddress("just words\n"); }), "line 1: expected `key = value`"));
-  EXPECT_TRUE(
-      Has(ErrorOf([] { ReadGrpcAddress("[grpc]\naddress = \"\\q\"\n"); }), "unknown escape"));
+  EXPECT_TRUE(Has(ErrorOf([] { Grpc("just words\n"); }), "line 1: expected `key = value`"));
+  EXPECT_TRUE(Has(ErrorOf([] { Grpc("[grpc]\naddress = \"\\q\"\n"); }), "unknown escape"));
 }
 
 }  // namespace

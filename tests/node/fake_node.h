@@ -1,9 +1,11 @@
 // An in-memory Windows node for the installer's unit tests: registry values, files, services with
-// a start count, processes and pipes. A stand-in for what Linux cannot have (the registry and
-// the service manager); the same installer runs against wine's real ones in
-// tests/e2e/node_install_test.sh. `on_start` plays the launcher: it is called when a service
-// starts and may start processes (kubelet.exe with the command line its launcher builds) and
-// serve pipes.
+// start and stop counts, processes, pipes and a clock. A stand-in for what Linux cannot have (the
+// registry and the service manager); the same installer runs against wine's real ones in
+// tests/e2e/node_install_test.sh. The service manager's rules it keeps, as Windows documents
+// them: a service starts its dependencies first (and cannot start when one does not exist), and
+// cannot be stopped while a service that depends on it runs. `on_start` and `on_stop` play the
+// launchers: they start and end processes (kubelet.exe with the command line its launcher builds)
+// and serve pipes.
 #pragma once
 
 #include <algorithm>
@@ -28,12 +30,13 @@ class FakeNode : public NodeSystem {
   std::map<std::string, std::string> files;
   std::map<std::string, FakeService> services;  // lower-case name
   std::vector<ProcessInfo> processes;
-  std::map<std::string, std::uint32_t> pipes;    // lower-case pipe path -> server pid
-  std::map<std::string, HttpAnswer> http;        // "host:port/path"
-  std::map<std::string, std::string> untrusted;  // path -> why (a file a user made)
+  std::map<std::uint32_t, std::int64_t> started_at;  // pid -> NowUnixMs() at its start
+  std::map<std::string, std::uint32_t> pipes;        // lower-case pipe path -> server pid
+  std::map<std::string, std::string> untrusted;      // path -> why (a file a user made)
   std::function<void(FakeNode&, const std::string&)> on_start;
   std::function<void(FakeNode&, const std::string&)> on_stop;
   std::uint32_t next_pid = 1000;
+  std::int64_t now_ms = 1'700'000'000'000;
 
   static std::string Lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(),
@@ -48,13 +51,16 @@ class FakeNode : public NodeSystem {
     auto& s = services[Lower(name)];
     s.state.command_line = command_line;
     s.state.dependencies = std::move(dependencies);
-    if (running) {
-      s.state.running = true;
-      s.state.pid = next_pid++;
-      if (on_start) on_start(*this, Lower(name));
-    }
+    if (running) Run(Lower(name), false);
   }
   FakeService& service(const std::string& name) { return services.at(Lower(name)); }
+  std::uint32_t StartProcess(const std::string& program, const std::string& command_line,
+                             std::uint32_t pid = 0) {
+    if (pid == 0) pid = next_pid++;
+    processes.push_back({pid, program, command_line});
+    started_at[pid] = now_ms;
+    return pid;
+  }
   void KillProgram(const std::string& program) {
     std::erase_if(processes,
                   [&](const ProcessInfo& p) { return Lower(p.program) == Lower(program); });
@@ -109,12 +115,20 @@ class FakeNode : public NodeSystem {
     services.at(Lower(name)).state.dependencies = d;
   }
   void StartAndWait(const std::string& name, std::chrono::milliseconds) override {
-    auto& s = services.at(Lower(name));
-    if (s.state.running) return;
-    s.state.running = true;
-    s.state.pid = next_pid++;
-    ++s.starts;
-    if (on_start) on_start(*this, Lower(name));
+    const auto it = services.find(Lower(name));
+    if (it == services.end()) throw NodeError("no service " + name);
+    if (it->second.state.running) return;
+    for (const auto& d : std::vector<std::string>(it->second.state.dependencies)) {
+      if (!services.count(Lower(d))) {
+        throw NodeError("cannot start " + name + ": its dependency " + d + " does not exist");
+      }
+      StartAndWait(d, std::chrono::milliseconds(0));
+    }
+    now_ms += 100;
+    Run(Lower(name), true);
+  }
+  void RequestStart(const std::string& name) override {
+    StartAndWait(name, std::chrono::milliseconds(0));
   }
   void StopAndWait(const std::string& name, std::chrono::milliseconds) override {
     auto& s = services.at(Lower(name));
@@ -128,34 +142,44 @@ class FakeNode : public NodeSystem {
       }
     }
     if (!s.state.running) return;
+    now_ms += 100;
     s.state.running = false;
+    const auto pid = s.state.pid;
     s.state.pid = 0;
     ++s.stops;
     if (on_stop) on_stop(*this, Lower(name));
+    std::erase_if(pipes, [&](const auto& p) { return p.second == pid; });
+    std::erase_if(processes, [&](const ProcessInfo& p) { return p.pid == pid; });
   }
   std::vector<ProcessInfo> Processes() override { return processes; }
   std::optional<std::uint32_t> PipeServer(const std::string& pipe) override {
     const auto it = pipes.find(Lower(pipe));
     return it == pipes.end() ? std::nullopt : std::optional(it->second);
   }
-  std::optional<HttpAnswer> HttpGet(const std::string& host, int port, const std::string& path,
-                                    std::chrono::milliseconds) override {
-    const auto it = http.find(host + ":" + std::to_string(port) + path);
-    return it == http.end() ? std::nullopt : std::optional(it->second);
-  }
-  void Sleep(std::chrono::milliseconds) override {}
+  void Sleep(std::chrono::milliseconds duration) override { now_ms += duration.count(); }
+  std::int64_t NowUnixMs() override { return now_ms; }
   std::string ExpandEnvironment(const std::string& text) override {
     std::string out = text;
     for (const auto& [name, value] :
          std::map<std::string, std::string>{{"%SystemDrive%", "C:"},
                                             {"%ProgramData%", "C:\\ProgramData"},
                                             {"%ProgramFiles%", "C:\\Program Files"},
-                                            {"%SystemRoot%", "C:\\Windows"}}) {
+                                            {"%SystemRoot%", "C:\\Windows"},
+                                            {"%COMPUTERNAME%", "WIN-NODE-7"}}) {
       for (auto at = out.find(name); at != std::string::npos; at = out.find(name)) {
         out.replace(at, name.size(), value);
       }
     }
     return out;
+  }
+
+ private:
+  void Run(const std::string& name, bool count) {
+    auto& s = services.at(name);
+    s.state.running = true;
+    s.state.pid = StartProcess(name + "-service.exe", s.state.command_line);
+    if (count) ++s.starts;
+    if (on_start) on_start(*this, name);
   }
 };
 
