@@ -106,6 +106,11 @@ void Containerd::Kill() {
   process_->Wait(std::chrono::seconds(10));
 }
 
+void Containerd::Stop() {
+  process_->Signal(SIGTERM);
+  if (!process_->Wait(std::chrono::seconds(15))) Kill();
+}
+
 void Containerd::Restart() { Launch(); }
 
 std::string Containerd::Log() const {

@@ -30,7 +30,12 @@ class Containerd {
   const std::string& tcp_address() const { return tcp_address_; }  // "" with kUnix
   const TempDir& dir() const { return dir_; }
   void Kill();     // SIGKILL, as in a crash; containers keep running in their shims
+  void Stop();     // SIGTERM, as a service stop; containers keep running in their shims
   void Restart();  // starts it again on the same state
+  // Its configuration, to be edited while it is stopped; `socket` is where it serves gRPC once
+  // restarted with the edit (a takeover moves it).
+  std::string config_path() const { return dir_ / "config.toml"; }
+  void ServeAt(const std::string& socket) { socket_ = socket; }
   std::string Log() const;
 
  private:
