@@ -163,8 +163,7 @@ int RunInstall(int argc, char** argv) {
       "dry-run", po::bool_switch(), "print what would change; change nothing")(
       "restart-service", po::bool_switch(),
       "restart the running dxshim service (its binary was replaced), kubelet left running")(
-      "record",
-      po::value<std::string>()->default_value("%ProgramData%\\dxshim\\install-record.json"),
+      "record", po::value<std::string>()->default_value(node::kDefaultRecordPath),
       "where what install changes is recorded (uninstall undoes exactly that)")(
       "service-name", po::value<std::string>()->default_value("dxshim"), "dxshim's service")(
       "takeover-pipe",
@@ -237,8 +236,7 @@ int RunUninstall(int argc, char** argv) {
       "wrote; restarts what the change needs and removes the dxshim service if install made it.\n\n"
       "Options");
   desc.add_options()("help,h", "show this help")(
-      "record",
-      po::value<std::string>()->default_value("%ProgramData%\\dxshim\\install-record.json"),
+      "record", po::value<std::string>()->default_value(node::kDefaultRecordPath),
       "the install record")("service-name", po::value<std::string>()->default_value("dxshim"),
                             "dxshim's service")("service-timeout",
                                                 po::value<int>()->default_value(90),

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "shim/doctor/gpu_check.h"
+#include "shim/doctor/install_check.h"
 #include "shim/doctor/kubelet_check.h"
 #include "shim/doctor/metrics_check.h"
 #include "shim/doctor/plugin_check.h"
@@ -30,6 +31,7 @@ void RunChecks(const DoctorSetup& setup, Checks& checks) {
   Run(checks, "runtime",
       [&] { return Checks{CheckRuntime(setup.runtime, setup.windows_node, relayed, direct)}; });
   Run(checks, "kubelet", [&] { return Checks{CheckKubelet(FindKubelets(), setup.listen.name)}; });
+  Run(checks, "install", [] { return CheckInstall(); });
   Run(checks, "device plugin", [&] { return CheckDevicePlugin(setup.cfg, setup.runtime.timeout); });
   std::vector<devices::Device> gpus;
   Run(checks, "GPUs", [&] { return CheckGpus(setup.cfg, gpus); });

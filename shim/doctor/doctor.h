@@ -1,7 +1,8 @@
 // `dxshim doctor`: the node's whole GPU path checked in order, each check a line (doctor_check.h):
 //   1. the configuration (the caller's: it reads it),  2. dxshim answers on `listen`,
 //   3. the runtime answers on `runtime` (on Windows containerd ≥ 1.7),  4. kubelet points at
-//   dxshim,  5. the device plugin is served and registered,  6. the GPUs and their runtime files,
+//   dxshim, and (Windows) what `dxshim install`'s journal says of the node,  5. the device plugin
+//   is served and registered,  6. the GPUs and their runtime files,
 //   7. vm-runtime-handlers against the runtime's handlers,  8. the metrics endpoint's /readyz,
 //   9. who holds which GPU by the runtime's record.
 #pragma once

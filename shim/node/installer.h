@@ -22,6 +22,9 @@
 
 namespace dxshim::node {
 
+// Where install keeps its journal unless told otherwise (environment variables expanded).
+inline constexpr char kDefaultRecordPath[] = "%ProgramData%\\dxshim\\install-record.json";
+
 // Exit codes: what happened, for scripts (install.ps1) and the DaemonSet.
 enum InstallExit : int {
   kInstalled = 0,       // changed and proven, or nothing to change and the node already proven

@@ -2,6 +2,8 @@
 
 #include <regex>
 
+#include "shim/node/kubelet_launch.h"
+
 namespace dxshim::node::test {
 namespace {
 
@@ -254,6 +256,17 @@ InstallOptions Options(std::vector<std::string>* said) {
     if (said) said->push_back(line);
   };
   return o;
+}
+
+InstallPlan PlanOf(FakeNode& node, const std::string& mode) {
+  const auto launch = FindKubeletLaunch(node);
+  return PlanInstall(node, launch, ChooseMode(launch, mode), Options().plan);
+}
+
+std::vector<std::string> Described(const std::vector<Step>& steps) {
+  std::vector<std::string> out;
+  for (const auto& s : steps) out.push_back(s.Describe());
+  return out;
 }
 
 UninstallOptions Undo(std::vector<std::string>* said) {

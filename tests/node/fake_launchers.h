@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "shim/node/dxshim_probe.h"
+#include "shim/node/install_plan.h"
+#include "shim/node/install_step.h"
 #include "shim/node/installer.h"
 #include "tests/node/fake_node.h"
 
@@ -66,6 +68,10 @@ void NssmKubeletShape(FakeNode& node);
 void ConfigFileShape(FakeNode& node);
 
 InstallOptions Options(std::vector<std::string>* said = nullptr);
+// The plan install makes of `node` with Options() (mode "auto", "endpoint" or "takeover").
+InstallPlan PlanOf(FakeNode& node, const std::string& mode = "auto");
+// Each step's Describe(), in order.
+std::vector<std::string> Described(const std::vector<Step>& steps);
 UninstallOptions Undo(std::vector<std::string>* said = nullptr);
 
 // Everything the installer may touch, for byte-for-byte comparisons: values, files, services

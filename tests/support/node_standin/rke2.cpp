@@ -1,6 +1,7 @@
 // rke2.exe: starts containerd.exe and kubelet.exe (with its config.yaml's kubelet-arg items).
 #include <windows.h>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -22,29 +23,45 @@ using dxshim::devices::windows::Widen;
 
 namespace {
 
-// rke2's kubelet command line: rke2's own defaults (the runtime endpoint of its embedded
-// containerd, k3s pkg/agent/config/config_windows.go), each replaced by the user's kubelet-arg
-// items of the same name (k3s pkg/util/args.go GetArgs: a leading `--` dropped, an item without
-// `=` is name=true), then one `--name=value` per item, in the file's order. (GetArgs sorts them
-// by name and handles `name+=`/`name-=`; the stand-in does neither.)
-std::wstring Rke2KubeletCommand(const std::wstring& folder, const std::vector<std::string>& items) {
-  std::vector<std::pair<std::string, std::string>> args;
-  for (std::string item : items) {
-    if (item.rfind("--", 0) == 0) item.erase(0, 2);
-    const auto equals = item.find('=');
-    args.emplace_back(item.substr(0, equals),
-                      equals == std::string::npos ? "true" : item.substr(equals + 1));
+// rke2's files: the config file, then the *.yaml and *.yml files of `<it>.d` in name order
+// (k3s pkg/configfilearg dotDFiles); a missing one is skipped.
+std::vector<std::string> ConfigFiles(const std::wstring& config) {
+  std::vector<std::string> files;
+  if (const auto text = ReadTextFile(config)) files.push_back(*text);
+  std::vector<std::wstring> names;
+  WIN32_FIND_DATAW found{};
+  const HANDLE find = FindFirstFileW((config + L".d\\*").c_str(), &found);
+  if (find != INVALID_HANDLE_VALUE) {
+    do {
+      const std::wstring name = found.cFileName;
+      if (!(found.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) &&
+          (EndsWithNoCase(name, L".yaml") || EndsWithNoCase(name, L".yml")))
+        names.push_back(name);
+    } while (FindNextFileW(find, &found));
+    FindClose(find);
   }
-  const std::vector<std::pair<std::string, std::string>> defaults = {
-      {"container-runtime-endpoint", "npipe:////./pipe/containerd-containerd"}};
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names) {
+    if (const auto text = ReadTextFile(config + L".d\\" + name)) files.push_back(*text);
+  }
+  return files;
+}
+
+// rke2's kubelet command line: rke2's own values (its embedded containerd's pipe, k3s
+// pkg/agent/config/config_windows.go; the node-label items joined, pkg/daemons/agent/
+// agent_windows.go) with the kubelet-arg items by GetArgs. (rke2's other defaults, such as
+// --file-check-frequency, are left out.)
+std::wstring Rke2KubeletCommand(const std::wstring& folder, const std::vector<std::string>& files) {
+  std::string labels;
+  for (const auto& label : MergedList(files, "node-label")) {
+    labels += (labels.empty() ? "" : ",") + label;
+  }
   std::wstring command = L"\"" + folder + L"\\kubelet.exe\"";
-  for (const auto& [name, value] : defaults) {
-    bool replaced = false;
-    for (const auto& arg : args) replaced = replaced || arg.first == name;
-    if (!replaced) command += L" " + QuoteArgument(Widen("--" + name + "=" + value));
-  }
-  for (const auto& [name, value] : args)
-    command += L" " + QuoteArgument(Widen("--" + name + "=" + value));
+  for (const auto& arg :
+       KubeletArgs({{"container-runtime-endpoint", "npipe:////./pipe/containerd-containerd"},
+                    {"node-labels", labels}},
+                   MergedList(files, "kubelet-arg")))
+    command += L" " + QuoteArgument(Widen(arg));
   return command;
 }
 
@@ -62,9 +79,7 @@ DWORD Rke2(const std::wstring&, const std::function<void()>& ready) {
   const std::wstring config =
       FlagValue(args, {L"--config", L"-c"})
           .value_or(ExpandEnvironment(L"%SystemDrive%\\etc\\rancher\\rke2\\config.yaml"));
-  const auto yaml = ReadTextFile(config);
-  const std::wstring kubelet =
-      Rke2KubeletCommand(folder, yaml ? KubeletArgItems(*yaml) : std::vector<std::string>{});
+  const std::wstring kubelet = Rke2KubeletCommand(folder, ConfigFiles(config));
   // containerd's --config only when the file exists (containerd refuses a --config it cannot
   // read; without one it serves its default pipe).
   std::wstring containerd = L"\"" + folder + L"\\containerd.exe\"";

@@ -1,7 +1,9 @@
-// The kubelet-arg items of an rke2 config.yaml, read by a small line reader (not a YAML parser).
+// rke2's configuration, read by a small line reader (not a YAML parser), merged as rke2 does.
 #include "tests/support/node_standin/rke2_config.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <map>
 #include <string_view>
 
 namespace dxshim::test::node_standin {
@@ -50,7 +52,7 @@ std::string YamlScalar(const std::string& text, std::size_t& at, const char* sto
 
 }  // namespace
 
-std::vector<std::string> KubeletArgItems(const std::string& yaml) {
+std::optional<std::vector<std::string>> ListItems(const std::string& yaml, const std::string& key) {
   std::vector<std::string> lines;
   for (std::size_t start = 0; start < yaml.size();) {
     auto end = yaml.find('\n', start);
@@ -60,12 +62,12 @@ std::vector<std::string> KubeletArgItems(const std::string& yaml) {
     lines.push_back(line);
     start = end + 1;
   }
+  std::optional<std::vector<std::string>> found;
   std::vector<std::string> items;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::size_t at = 0;
     if (lines[i].empty() || lines[i][0] == ' ' || lines[i][0] == '\t') continue;  // not top level
-    if (YamlScalar(lines[i], at, ":") != "kubelet-arg" || at >= lines[i].size() ||
-        lines[i][at] != ':')
+    if (YamlScalar(lines[i], at, ":") != key || at >= lines[i].size() || lines[i][at] != ':')
       continue;
     items.clear();  // a repeated key: the last wins
     std::string value = lines[i].substr(at + 1);
@@ -96,8 +98,57 @@ std::vector<std::string> KubeletArgItems(const std::string& yaml) {
       std::size_t item = 0;
       items.push_back(YamlScalar(value, item, ""));
     }
+    found = items;
   }
-  return items;
+  return found;
+}
+
+std::vector<std::string> MergedList(const std::vector<std::string>& files, const std::string& key) {
+  std::vector<std::string> merged;
+  for (const auto& file : files) {
+    if (const auto plain = ListItems(file, key)) merged = *plain;
+    if (const auto more = ListItems(file, key + "+")) {
+      merged.insert(merged.end(), more->begin(), more->end());
+    }
+  }
+  return merged;
+}
+
+std::vector<std::string> KubeletArgs(std::vector<std::pair<std::string, std::string>> initial,
+                                     const std::vector<std::string>& items) {
+  std::map<std::string, std::vector<std::string>> multi;
+  for (std::string item : items) {
+    if (item.rfind("--", 0) == 0) item.erase(0, 2);
+    const auto eq = item.find('=');
+    const std::string arg = item.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "true" : item.substr(eq + 1);
+    std::string name = arg;
+    while (!name.empty() && (name.back() == '+' || name.back() == '-')) name.pop_back();
+    const auto init = std::find_if(initial.begin(), initial.end(),
+                                   [&](const auto& i) { return i.first == name; });
+    std::vector<std::string> next;
+    const auto& existing = multi[name];
+    if (arg.back() == '+') {
+      if (init != initial.end()) next.push_back(init->second);
+      next.insert(next.end(), existing.begin(), existing.end());
+      next.push_back(value);
+    } else if (arg.back() == '-') {
+      next.push_back(value);
+      if (init != initial.end()) next.push_back(init->second);
+      next.insert(next.end(), existing.begin(), existing.end());
+    } else {
+      next = existing;
+      next.push_back(value);
+    }
+    if (init != initial.end()) initial.erase(init);
+    multi[name] = next;
+  }
+  for (const auto& [name, value] : initial) multi[name] = {value};
+  std::vector<std::string> args;
+  for (const auto& [name, values] : multi) {  // std::map: names sorted
+    for (const auto& value : values) args.push_back("--" + name + "=" + value);
+  }
+  return args;
 }
 
 }  // namespace dxshim::test::node_standin

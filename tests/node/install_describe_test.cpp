@@ -1,0 +1,39 @@
+// What install says (shim/node/install_describe.h): every change and step, and how long kubelet
+// had no runtime.
+#include "shim/node/install_describe.h"
+
+#include <gtest/gtest.h>
+
+#include "shim/node/install_procedure.h"
+#include "tests/node/fake_launchers.h"
+
+namespace dxshim::node::test {
+namespace {
+
+TEST(NodeInstallDescribe, DescribeSaysEveryChangeAndStepAndTheWindow) {
+  FakeNode node;
+  BaseNode(node);
+  AksShape(node);
+  const auto plan = PlanOf(node);
+  auto steps = InstallSteps(plan);
+  const auto lines = DescribePlan(plan, steps);
+  const std::string all = Joined(lines);
+  EXPECT_NE(all.find("will change file C:\\Program Files\\containerd\\config.toml: containerd's "
+                     "pipe moves to \\\\.\\pipe\\containerd-behind-dxshim; its TTRPC pipe"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("will restart containerd only"), std::string::npos) << all;
+  EXPECT_NE(all.find("  5. stop service containerd"), std::string::npos) << all;
+  EXPECT_FALSE(DescribeWindow(steps, std::nullopt)) << "nothing ran yet";
+  for (auto& s : steps) {
+    s.state = Step::State::kDone;
+    s.begun_unix_ms = s.done_unix_ms = 1000;
+  }
+  steps[10].done_unix_ms = 3250;
+  EXPECT_EQ(DescribeWindow(steps, std::nullopt),
+            "kubelet had no runtime for 2.250 s (from the stop of service containerd to the first "
+            "CRI call answered through \\\\.\\pipe\\containerd-containerd)");
+}
+
+}  // namespace
+}  // namespace dxshim::node::test
