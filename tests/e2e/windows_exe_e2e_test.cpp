@@ -16,6 +16,7 @@
 #include <mutex>
 #include <thread>
 
+#include "dxshim/v1/node_status.grpc.pb.h"
 #include "tests/support/containerd.h"
 #include "tests/support/cri_client.h"
 #include "tests/support/http_get.h"
@@ -193,6 +194,37 @@ TEST_F(WindowsExeEndToEnd, ADirectConnectionToTheInternalPortIsRefused) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
   // The pipe still serves.
   EXPECT_TRUE(client_->Version(&v, seconds(30)).ok());
+}
+
+// dxshim.exe says who made CRI calls through its pipe (dxshim install's proof that the running
+// kubelet talks to dxshim): the pipe's client process by its program's name, with its calls
+// counted; asked around the pipe, it refuses as it refuses every call.
+TEST_F(WindowsExeEndToEnd, ItSaysWhichProcessesMadeCriCallsThroughItsPipe) {
+  const auto ask = [](const std::string& target, dxshim::v1::CriCallersResponse& answer) {
+    const auto stub = dxshim::v1::NodeStatus::NewStub(DialTarget(target));
+    return stub->CriCallers(Deadline(seconds(30)).get(), {}, &answer);
+  };
+  v1::VersionResponse v;
+  ASSERT_TRUE(client_->Version(&v, seconds(30)).ok());
+  dxshim::v1::CriCallersResponse first;
+  ASSERT_TRUE(ask(dxshim_->pipe_target(), first).ok()) << dxshim_->Log();
+  EXPECT_NE(first.server_pid(), 0U);
+  const auto relay = std::find_if(first.callers().begin(), first.callers().end(),
+                                  [](const auto& c) { return c.program() == "pipe-relay.exe"; });
+  ASSERT_NE(relay, first.callers().end()) << first.DebugString();
+  EXPECT_GE(relay->calls(), 1U);
+  EXPECT_GT(relay->first_call_unix_ms(), 0);
+  ASSERT_TRUE(client_->Version(&v, seconds(30)).ok());
+  dxshim::v1::CriCallersResponse second;
+  ASSERT_TRUE(ask(dxshim_->pipe_target(), second).ok());
+  const auto again = std::find_if(second.callers().begin(), second.callers().end(),
+                                  [&](const auto& c) { return c.pid() == relay->pid(); });
+  ASSERT_NE(again, second.callers().end()) << second.DebugString();
+  EXPECT_GE(again->calls(), relay->calls() + 2) << "a Version and the question itself";
+  EXPECT_EQ(second.server_pid(), first.server_pid());
+  dxshim::v1::CriCallersResponse around;
+  EXPECT_EQ(ask(dxshim_->internal_target(), around).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
 }
 
 TEST_F(WindowsExeEndToEnd, AnImpostorOnAPipeBridgesPortFromAnotherLoopbackAddressIsRefused) {

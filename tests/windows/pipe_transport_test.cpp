@@ -20,6 +20,7 @@
 #include <cstring>
 #include <functional>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -293,14 +294,43 @@ int main(int argc, char** argv) {
   try {
     PipeAcceptor second(pipe, dxshim::config::kDefaultPipeSddl, [] { return INVALID_SOCKET; });
     second.Start();
-    // Windows refuses FILE_FLAG_FIRST_PIPE_INSTANCE when the name exists (ERROR_ACCESS_DENIED);
-    // wine does not enforce the flag, so this check can only run on Windows.
-    std::printf(
-        "skipped: second server on the same pipe name (wine does not enforce "
-        "FILE_FLAG_FIRST_PIPE_INSTANCE; Windows does)\n");
+    // Windows refuses FILE_FLAG_FIRST_PIPE_INSTANCE when the name exists; wine does not enforce
+    // the flag, but answers WaitNamedPipe, which the acceptor asks first.
+    Check(false, "a second server on the same pipe name is refused");
   } catch (const std::runtime_error& e) {
     Check(std::string(e.what()).find("already served") != std::string::npos,
           std::string("a second server on the same pipe name is refused: ") + e.what());
+  }
+  // A server told to wait for the pipe takes it the moment the other lets it go (a takeover's
+  // dxshim, started as containerd stops), saying once that it waits.
+  {
+    const std::string busy = pipe + "-busy";
+    auto holder = std::make_unique<PipeAcceptor>(busy, dxshim::config::kDefaultPipeSddl,
+                                                 [] { return INVALID_SOCKET; });
+    holder->Start();
+    PipeAcceptor waiting(busy, dxshim::config::kDefaultPipeSddl, [] { return INVALID_SOCKET; });
+    int waits = 0;
+    waiting.set_wait_for_pipe(std::chrono::seconds(20), [&waits] { ++waits; });
+    std::string failure;
+    std::thread start([&] {
+      try {
+        waiting.Start();
+      } catch (const std::exception& e) {
+        failure = e.what();
+      }
+    });
+    Sleep(500);
+    holder.reset();  // stops and closes its instances
+    start.join();
+    bool served = false;
+    try {
+      dxshim::windows::DialPipe(busy, std::chrono::milliseconds(2000));
+      served = true;
+    } catch (const std::exception&) {
+    }
+    Check(failure.empty() && waits == 1 && served,
+          "a server waiting for its pipe serves it once the other stopped (" +
+              (failure.empty() ? std::to_string(waits) + " wait(s) said" : failure) + ")");
   }
   try {
     PipeAcceptor bad("\\\\.\\pipe\\dxshim-bad-sddl", "D:(nonsense", [] { return INVALID_SOCKET; });
@@ -422,6 +452,8 @@ int main(int argc, char** argv) {
               runtime.address.rfind("127.0.0.1:", 0) == 0,
           "pipe endpoints become loopback endpoints for gRPC (listen " + listen.ToString() +
               ", runtime " + runtime.ToString() + ")");
+    dxshim::CriCallers cri_callers;
+    transport.RecordCallers(&cri_callers);
     transport.Listen(echo.port());
     const int runtime_port = std::atoi(runtime.address.substr(10).c_str());
     // Up to 3 attempts, for the reason given at the guarded forwarder above (wine alone).
@@ -437,6 +469,14 @@ int main(int argc, char** argv) {
     Check(echoed && std::string(back, 5) == "hello",
           "a round trip crosses the runtime forwarder, the pipe and the acceptor");
     Check(transport.Admits(bridged), "the gRPC server admits the bridge's peer " + bridged);
+    const auto callers = cri_callers.Snapshot();
+    Check(callers.size() == 1 && callers[0].client.program == "npipe-test.exe" &&
+              callers[0].client.pid == GetCurrentProcessId() && callers[0].calls == 1,
+          "the admitted call is counted for the pipe's client, this program (" +
+              (callers.empty() ? std::string("none")
+                               : callers[0].client.program + " pid " +
+                                     std::to_string(callers[0].client.pid)) +
+              ")");
     const SOCKET direct = Connect(echo.port());
     SendAll(direct, "x", 1);
     RecvAll(direct, back, 1);
