@@ -10,10 +10,15 @@
     - point kubelet at dxshim where that launcher reads its endpoint, or, where the
       distribution's own script writes the endpoint (AKS), take over containerd's pipe;
     - register the dxshim service, make kubelet's service depend on it, restart only what the
-      change needs, and report success only when the running kubelet is seen using dxshim
-      (its live command line and /healthz); otherwise roll back and say why.
-  Everything it changes is recorded first in $env:ProgramData\dxshim\install-record.json;
-  -Uninstall undoes exactly that, and only while each value is still the one install wrote.
+      change needs (a takeover keeps containerd's TTRPC pipe where the running shims publish
+      their events, and says how long kubelet had no runtime), and report success only when
+      dxshim itself, asked over the pipe kubelet uses, names the running kubelet.exe among the
+      processes that made CRI calls through it; otherwise roll back and say why.
+  Every step is journaled before and after it is applied, in
+  $env:ProgramData\dxshim\install-record.json: a run that was interrupted is finished (or undone)
+  by the next one, and -Uninstall undoes whatever the journal holds, a finished install or any
+  part of one. A value the distribution rebuilt since (image-builder's RestartKubelet.ps1) gets
+  only dxshim's own settings taken out.
 
   This script does what PowerShell does well: the prerequisites (Windows build, containerd
   version, a GPU), copying the release to $env:ProgramFiles\dxshim (the running service is
@@ -31,7 +36,9 @@
 .EXAMPLE
   .\install.ps1 -DryRun          # prints what would change, changes nothing
 .EXAMPLE
-  .\install.ps1 -ServiceOnly     # the dxshim service alone, for nodes whose bootstrap points kubelet at it
+  .\install.ps1 -ServiceOnly     # the dxshim service alone, for nodes whose bootstrap points kubelet at it:
+                                # it says this launcher's bootstrap setting (refused on AKS, which has none),
+                                # proves dxshim serves, and says whether kubelet already uses it
 .EXAMPLE
   .\install.ps1 -Uninstall
 #>
