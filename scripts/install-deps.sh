@@ -11,7 +11,7 @@ packages=(
   prometheus-cpp-dev prometheus
   containerd runc busybox-static curl socat
   g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev
-  systemd python3 python3-yaml
+  systemd python3 python3-yaml python3-grpcio
   dpkg-dev patch
 )
 command -v npm >/dev/null || packages+=(npm)

@@ -1,8 +1,10 @@
-// containerd.exe: serves the pipe of its config.toml and logs each client's process id.
+// containerd.exe: serves gRPC on its gRPC address and TTRPC on its TTRPC address, as containerd
+// chooses them for its config version (containerd_config.h), each client's process id logged.
 #include <windows.h>
 
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -10,11 +12,16 @@
 #include "devices/windows/wide_text.h"
 #include "tests/support/node_standin/command_line.h"
 #include "tests/support/node_standin/containerd_config.h"
+#include "tests/support/node_standin/containerd_service.h"
 #include "tests/support/node_standin/files.h"
+#include "tests/support/node_standin/grpc_server.h"
 #include "tests/support/node_standin/pipe_endpoint.h"
+#include "tests/support/node_standin/pipe_server.h"
+#include "tests/support/node_standin/pipe_stream.h"
 #include "tests/support/node_standin/roles.h"
 #include "tests/support/node_standin/service_runner.h"
 #include "tests/support/node_standin/text.h"
+#include "tests/support/node_standin/ttrpc.h"
 
 namespace dxshim::test::node_standin {
 
@@ -23,69 +30,19 @@ using dxshim::devices::windows::Widen;
 
 namespace {
 
-bool PipeServed(const std::wstring& pipe) {
-  // Served: an instance waits for a client, or all are busy. (Wine does not enforce
-  // FILE_FLAG_FIRST_PIPE_INSTANCE, so this is asked first.)
-  return WaitNamedPipeW(pipe.c_str(), 1) != FALSE || GetLastError() == ERROR_SEM_TIMEOUT;
-}
-
-HANDLE CreateInstance(const std::wstring& pipe, bool first) {
-  return CreateNamedPipeW(
-      pipe.c_str(),
-      PIPE_ACCESS_DUPLEX | FILE_FLAG_OVERLAPPED | (first ? FILE_FLAG_FIRST_PIPE_INSTANCE : 0),
-      PIPE_TYPE_BYTE | PIPE_READMODE_BYTE | PIPE_WAIT, PIPE_UNLIMITED_INSTANCES, 65536, 65536, 0,
-      nullptr);
-}
-
-// Accepts clients until g_stop: the next instance is made before a connected one is closed, so
-// that one always listens.
-void ServePipe(const std::wstring& pipe, HANDLE listening, const std::wstring& connections_log) {
-  const HANDLE connected_event = CreateEventW(nullptr, TRUE, FALSE, nullptr);
-  while (WaitForSingleObject(g_stop, 0) == WAIT_TIMEOUT) {
-    if (listening == INVALID_HANDLE_VALUE) {  // could not make one: try again shortly
-      listening = CreateInstance(pipe, false);
-      if (listening == INVALID_HANDLE_VALUE) WaitForSingleObject(g_stop, 100);
-      continue;
-    }
-    OVERLAPPED overlapped{};
-    overlapped.hEvent = connected_event;
-    ResetEvent(connected_event);
-    bool connected = ConnectNamedPipe(listening, &overlapped) != FALSE;
-    DWORD error = connected ? ERROR_SUCCESS : GetLastError();
-    if (error == ERROR_IO_PENDING) {
-      const HANDLE waits[] = {g_stop, connected_event};
-      const bool stop = WaitForMultipleObjects(2, waits, FALSE, INFINITE) == WAIT_OBJECT_0;
-      DWORD ignored = 0;
-      if (stop) {
-        CancelIo(listening);
-        GetOverlappedResult(listening, &overlapped, &ignored, TRUE);
-        break;
-      }
-      connected = GetOverlappedResult(listening, &overlapped, &ignored, FALSE) != FALSE;
-      error = connected ? ERROR_SUCCESS : GetLastError();
-    }
-    // A client that connected before the wait began, or has already closed its end, was a client.
-    connected = connected || error == ERROR_PIPE_CONNECTED || error == ERROR_NO_DATA;
-    if (connected) {
-      ULONG client = 0;
-      GetNamedPipeClientProcessId(listening, &client);
-      AppendLine(connections_log, "connect " + std::to_string(client));
-    } else {
-      WaitForSingleObject(g_stop, 10);  // an unexpected failure must not spin
-    }
-    const HANDLE next = CreateInstance(pipe, false);
-    DisconnectNamedPipe(listening);
-    CloseHandle(listening);
-    listening = next;
-  }
-  if (listening != INVALID_HANDLE_VALUE) CloseHandle(listening);
-  CloseHandle(connected_event);
+// The pipe an address names: \\.\pipe\NAME with slashes or backslashes, or an npipe:// URL.
+std::wstring PipeOfAddress(const std::string& address) {
+  std::wstring pipe = Widen(address);
+  if (const auto from_url = PipePathOfEndpoint(pipe)) return *from_url;
+  for (auto& c : pipe) c = c == L'/' ? L'\\' : c;
+  return pipe;
 }
 
 }  // namespace
 
 DWORD Containerd(const std::wstring&, const std::function<void()>& ready) {
   LogStart(L"starts.log");
+  const std::wstring folder = FolderOf(SelfPath());
   const auto args = SplitCommandLine(GetCommandLineW());
   const auto config_flag = FlagValue(args, {L"--config", L"-config", L"--c", L"-c"});
   const std::wstring config =
@@ -96,26 +53,63 @@ DWORD Containerd(const std::wstring&, const std::function<void()>& ready) {
                  Utf8FromWide(config.c_str()).c_str());
     return 1;
   }
-  std::wstring pipe = L"\\\\.\\pipe\\containerd-containerd";
-  if (const auto address = toml ? GrpcAddress(*toml) : std::nullopt) {
-    pipe = Widen(*address);
-    if (const auto from_url = PipePathOfEndpoint(pipe)) pipe = *from_url;
-    for (auto& c : pipe) c = c == L'/' ? L'\\' : c;
+  const auto narrow = [](const std::optional<std::wstring>& flag) -> std::optional<std::string> {
+    if (!flag) return std::nullopt;
+    return Utf8FromWide(flag->c_str());
+  };
+  std::string error;
+  const auto server = ContainerdServer(
+      toml, narrow(FlagValue(args, {L"--address", L"-address", L"-a"})),
+      narrow(FlagValue(args, {L"--root", L"-root"})), "\\\\.\\pipe\\containerd-containerd",
+      Utf8FromWide(ExpandEnvironment(L"%ProgramData%\\containerd\\root").c_str()), error);
+  if (!server) {
+    std::fprintf(stderr, "containerd stand-in: %s\n", error.c_str());
+    return 1;
   }
-  const std::string pipe_text = Utf8FromWide(pipe.c_str());
-  if (PipeServed(pipe)) {
-    std::fprintf(stderr, "containerd stand-in: %s is served already\n", pipe_text.c_str());
-    return 4;
+  const std::wstring grpc_pipe = PipeOfAddress(server->grpc_address);
+  const std::wstring ttrpc_pipe = PipeOfAddress(server->ttrpc_address);
+  for (const auto& pipe : {grpc_pipe, ttrpc_pipe}) {
+    if (PipeServed(pipe)) {
+      std::fprintf(stderr, "containerd stand-in: %s is served already\n",
+                   Utf8FromWide(pipe.c_str()).c_str());
+      return 4;
+    }
   }
-  const HANDLE first = CreateInstance(pipe, true);
-  if (first == INVALID_HANDLE_VALUE) {
-    std::fprintf(stderr, "containerd stand-in: cannot create %s (error %lu)\n", pipe_text.c_str(),
+  const HANDLE grpc_first = CreatePipeInstance(grpc_pipe, true);
+  const HANDLE ttrpc_first = CreatePipeInstance(ttrpc_pipe, true);
+  if (grpc_first == INVALID_HANDLE_VALUE || ttrpc_first == INVALID_HANDLE_VALUE) {
+    std::fprintf(stderr, "containerd stand-in: cannot create %s or %s (error %lu)\n",
+                 Utf8FromWide(grpc_pipe.c_str()).c_str(), Utf8FromWide(ttrpc_pipe.c_str()).c_str(),
                  GetLastError());
     return 4;
   }
-  std::thread server(ServePipe, pipe, first, FolderOf(SelfPath()) + L"\\connections.log");
+  // Shared with the connections' threads, which may outlive this function by a moment.
+  const auto service = std::make_shared<ContainerdService>(
+      folder, Widen(server->root), server->grpc_address, server->ttrpc_address);
+  service->Load();
+  const std::wstring connections_log = folder + L"\\connections.log";
+  std::thread grpc(
+      ServePipe, grpc_pipe, grpc_first, [service, connections_log](HANDLE pipe, ULONG client) {
+        AppendLine(connections_log, "connect " + std::to_string(client));
+        PipeStream stream(pipe);
+        std::string why;
+        ServeGrpc(
+            stream, [&](const GrpcRequest& request) { return service->Call(request, client); },
+            why);
+      });
+  std::thread ttrpc(ServePipe, ttrpc_pipe, ttrpc_first, [service](HANDLE pipe, ULONG) {
+    PipeStream stream(pipe);
+    std::string why;
+    ServeTtrpc(
+        stream,
+        [&](const TtrpcRequest& request, std::string& payload) {
+          return service->Event(request, payload);
+        },
+        why);
+  });
   ready();
-  server.join();  // until g_stop
+  grpc.join();  // until g_stop
+  ttrpc.join();
   return 0;
 }
 

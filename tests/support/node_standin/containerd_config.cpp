@@ -1,94 +1,47 @@
-// The address of the top-level [grpc] table of a containerd config.toml, read line by line.
+// containerd's gRPC and TTRPC addresses and root per config version (see containerd_config.h).
 #include "tests/support/node_standin/containerd_config.h"
 
-#include <cstddef>
+#include <cstdlib>
 
-#include "devices/windows/wide_text.h"
+#include "tests/support/node_standin/toml_lines.h"
 
 namespace dxshim::test::node_standin {
 
-using dxshim::devices::windows::Narrow;
-
-std::optional<std::string> GrpcAddress(const std::string& toml) {
-  bool in_grpc = false;
-  std::size_t start = 0;
-  while (start < toml.size()) {
-    auto end = toml.find('\n', start);
-    if (end == std::string::npos) end = toml.size();
-    std::string line = toml.substr(start, end - start);
-    start = end + 1;
-    line.erase(0, line.find_first_not_of(" \t"));
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
-      line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    if (line[0] == '[') {
-      std::string table = line.substr(0, line.find(']') + 1);
-      std::string compact;
-      for (const char c : table)
-        if (c != ' ' && c != '\t') compact += c;
-      in_grpc = compact == "[grpc]";
-      continue;
+std::optional<ContainerdServerConfig> ContainerdServer(
+    const std::optional<std::string>& toml, const std::optional<std::string>& address_flag,
+    const std::optional<std::string>& root_flag, const std::string& default_address,
+    const std::string& default_root, std::string& error) {
+  const std::string text = toml.value_or("");
+  const auto value = [&text](const TomlTable& table, const std::string& key) {
+    return TomlValue(text, table, key);
+  };
+  ContainerdServerConfig config;
+  config.version = std::strtol(value({}, "version").value_or("0").c_str(), nullptr, 10);
+  config.root = root_flag.value_or(value({}, "root").value_or(default_root));
+  if (config.version >= 4) {
+    const TomlTable grpc = {"plugins", "io.containerd.server.v1.grpc"};
+    const TomlTable ttrpc = {"plugins", "io.containerd.server.v1.ttrpc"};
+    const std::string grpc_address = value(grpc, "address").value_or("");
+    const std::string ttrpc_address = value(ttrpc, "address").value_or("");
+    config.grpc_address =
+        address_flag.value_or(grpc_address.empty() ? default_address : grpc_address);
+    if (!ttrpc_address.empty()) {
+      config.ttrpc_address = ttrpc_address;
+    } else if (address_flag && !TomlHasTable(text, ttrpc)) {
+      config.ttrpc_address = *address_flag + ".ttrpc";
+    } else {
+      config.ttrpc_address = default_address + ".ttrpc";
     }
-    if (!in_grpc) continue;
-    const auto equals = line.find('=');
-    if (equals == std::string::npos) continue;
-    std::string name = line.substr(0, equals);
-    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
-    if (name != "address" && name != "\"address\"" && name != "'address'") continue;
-    std::string value = line.substr(equals + 1);
-    value.erase(0, value.find_first_not_of(" \t"));
-    if (value.empty()) return std::nullopt;
-    if (value[0] == '\'') {
-      const auto close = value.find('\'', 1);
-      return close == std::string::npos ? std::nullopt : std::optional(value.substr(1, close - 1));
-    }
-    if (value[0] != '"') return std::nullopt;
-    std::string out;
-    for (std::size_t i = 1; i < value.size(); ++i) {
-      const char c = value[i];
-      if (c == '"') return out;
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (++i >= value.size()) return std::nullopt;
-      switch (value[i]) {
-        case 'b':
-          out += '\b';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 'u':
-        case 'U': {
-          const std::size_t digits = value[i] == 'u' ? 4 : 8;
-          if (i + digits >= value.size()) return std::nullopt;
-          const std::string hex = value.substr(i + 1, digits);
-          if (hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-            return std::nullopt;
-          const auto code = std::stoul(hex, nullptr, 16);
-          const wchar_t wide = static_cast<wchar_t>(code);  // pipe names: the BMP is plenty
-          out += Narrow(&wide, 1);
-          i += digits;
-          break;
-        }
-        default:
-          out += value[i];
-          break;  // \\ and \" (and anything else, leniently)
-      }
-    }
-    return std::nullopt;  // unterminated
+    return config;
   }
-  return std::nullopt;
+  config.grpc_address = address_flag.value_or(value({"grpc"}, "address").value_or(default_address));
+  if (config.grpc_address.empty()) {
+    error = "grpc address cannot be empty";
+    return std::nullopt;
+  }
+  const std::string ttrpc_address = value({"ttrpc"}, "address").value_or("");
+  config.ttrpc_address = ttrpc_address.empty() ? config.grpc_address + ".ttrpc" : ttrpc_address;
+  return config;
 }
 
 }  // namespace dxshim::test::node_standin

@@ -1,4 +1,4 @@
-// kubelet.exe: serves /healthz on its port and reconnects to its runtime's pipe every second.
+// kubelet.exe: serves /healthz on its port and calls its runtime's CRI Version every second.
 // clang-format off
 #include <winsock2.h>  // before windows.h
 #include <windows.h>
@@ -16,14 +16,15 @@
 #include "devices/windows/wide_text.h"
 #include "tests/support/node_standin/command_line.h"
 #include "tests/support/node_standin/files.h"
-#include "tests/support/node_standin/pipe_endpoint.h"
+#include "tests/support/node_standin/kubelet_config.h"
+#include "tests/support/node_standin/kubelet_runtime.h"
 #include "tests/support/node_standin/roles.h"
 #include "tests/support/node_standin/service_runner.h"
-#include "tests/support/node_standin/text.h"
 
 namespace dxshim::test::node_standin {
 
 using dxshim::devices::windows::Utf8FromWide;
+using dxshim::devices::windows::Widen;
 
 namespace {
 
@@ -94,34 +95,6 @@ void ServeHttp(SOCKET listener) {
   }
 }
 
-// One connection to the container runtime, closed at once (failures ignored).
-void DialRuntimeOnce(const std::wstring& endpoint) {
-  if (const auto pipe = PipePathOfEndpoint(endpoint)) {
-    const HANDLE handle = CreateFileW(pipe->c_str(), GENERIC_READ | GENERIC_WRITE, 0, nullptr,
-                                      OPEN_EXISTING, 0, nullptr);
-    if (handle != INVALID_HANDLE_VALUE) CloseHandle(handle);
-    return;
-  }
-  const std::wstring tcp = L"tcp://";
-  if (Lower(endpoint.substr(0, tcp.size())) != tcp) return;
-  std::wstring host_port = endpoint.substr(tcp.size());
-  host_port = host_port.substr(0, host_port.find(L'/'));
-  const auto colon = host_port.rfind(L':');
-  if (colon == std::wstring::npos) return;
-  std::wstring host = host_port.substr(0, colon);
-  if (host.size() >= 2 && host.front() == L'[') host = host.substr(1, host.size() - 2);
-  ADDRINFOW hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  ADDRINFOW* found = nullptr;
-  if (GetAddrInfoW(host.c_str(), host_port.substr(colon + 1).c_str(), &hints, &found) != 0) return;
-  const SOCKET s = socket(found->ai_family, found->ai_socktype, found->ai_protocol);
-  if (s != INVALID_SOCKET) {
-    connect(s, found->ai_addr, static_cast<int>(found->ai_addrlen));
-    closesocket(s);
-  }
-  FreeAddrInfoW(found);
-}
-
 }  // namespace
 
 DWORD Kubelet(const std::wstring&, const std::function<void()>& ready) {
@@ -129,7 +102,14 @@ DWORD Kubelet(const std::wstring&, const std::function<void()>& ready) {
   const auto args = SplitCommandLine(GetCommandLineW());
   const std::wstring port = FlagValue(args, {L"--healthz-port"}).value_or(L"10248");
   const std::wstring address = FlagValue(args, {L"--healthz-bind-address"}).value_or(L"127.0.0.1");
-  const auto endpoint = FlagValue(args, {L"--container-runtime-endpoint"});
+  // The flag, else the --config file's containerRuntimeEndpoint (kubelet: flags override the
+  // config file).
+  auto endpoint = FlagValue(args, {L"--container-runtime-endpoint"});
+  if (const auto config = FlagValue(args, {L"--config"}); config && !endpoint) {
+    if (const auto text = ReadTextFile(*config)) {
+      if (const auto from_file = ConfigRuntimeEndpoint(*text)) endpoint = Widen(*from_file);
+    }
+  }
   unsigned long port_number = 0;
   try {
     std::size_t used = 0;
@@ -153,17 +133,15 @@ DWORD Kubelet(const std::wstring&, const std::function<void()>& ready) {
   }
   std::thread http;
   if (listener != INVALID_SOCKET) http = std::thread(ServeHttp, listener);
-  std::thread dialer;
+  std::thread runtime;
   if (endpoint) {
-    dialer = std::thread([runtime = *endpoint] {
-      do DialRuntimeOnce(runtime);
-      while (WaitForSingleObject(g_stop, 1000) == WAIT_TIMEOUT);
-    });
+    runtime = std::thread(CallRuntimeEverySecond, *endpoint,
+                          FolderOf(SelfPath()) + L"\\kubelet-calls.log");
   }
   ready();
   WaitForSingleObject(g_stop, INFINITE);
   if (http.joinable()) http.join();
-  if (dialer.joinable()) dialer.join();
+  if (runtime.joinable()) runtime.join();
   if (listener != INVALID_SOCKET) closesocket(listener);
   return 0;
 }

@@ -2,19 +2,26 @@
 // them can exist under wine here (no kubelet, no NSSM, no PowerShell, no containerd for Windows,
 // no rke2, no EKS service host), so this one program behaves like each of them as far as
 // `dxshim.exe install` can observe: the service control manager's states, the processes and their
-// command lines, kubelet's healthz port, the named pipes and who connects to them. It is NOT any
-// of those programs; it implements nothing of kubelet, NSSM, containerd, rke2 or EKS's service
-// host beyond what is described here.
+// command lines, kubelet's healthz port, the named pipes, who connects to them and the calls made
+// on them (real gRPC over HTTP/2 and real TTRPC, with codecs of its own: it links no gRPC). It is
+// NOT any of those programs; it implements nothing of kubelet, NSSM, containerd, its shim, ctr,
+// rke2, kube-log-runner, kube-proxy or EKS's service host beyond what is described here.
 //
 // What it is follows from its own file name (the tests copy it under each name):
 //   kubelet.exe     appends `start <pid> <command line>` to starts.log next to the executable;
 //                   serves HTTP on --healthz-bind-address (127.0.0.1) : --healthz-port (10248;
-//                   0 serves none): `GET /healthz` answers 200 `ok`, anything else 404; opens
-//                   the pipe of --container-runtime-endpoint (npipe://./pipe/NAME or
-//                   npipe:////./pipe/NAME; tcp://HOST:PORT connects) as a client every second and
-//                   closes it again, as kubelet's CRI client reconnecting would. Ready once the
-//                   port listens; a port it cannot bind ends it with exit code 3 (1: a flag value
-//                   it cannot use). Every other flag (--config=PATH too) is accepted and ignored.
+//                   0 serves none, as kubelet's healthzPort 0): `GET /healthz` answers 200 `ok`,
+//                   anything else 404; calls /runtime.v1.RuntimeService/Version every second on
+//                   one gRPC connection to --container-runtime-endpoint (npipe://./pipe/NAME,
+//                   npipe:////./pipe/NAME or tcp://HOST:PORT), dialing again with kubelet's gRPC
+//                   backoff when it fails (kubelet_runtime.h), each call's outcome appended to
+//                   kubelet-calls.log next to the executable (`version <pid> status <code>
+//                   <message>` or `version <pid> unavailable <why>`). Ready once the port listens;
+//                   a port it cannot bind ends it with exit code 3 (1: a flag value it cannot
+//                   use). Without that flag, the endpoint is the top-level
+//                   containerRuntimeEndpoint of its --config file, JSON or YAML
+//                   (kubelet_config.h; --config-dir drop-ins are not read). Every other flag is
+//                   accepted and ignored.
 //   nssm.exe        a service only, as NSSM 2.24 (its ImagePath is nssm.exe alone): at every start
 //                   reads HKLM\SYSTEM\CurrentControlSet\Services\<its service name>\Parameters
 //                   (Application, AppParameters, AppDirectory; REG_EXPAND_SZ expanded) and starts
@@ -28,13 +35,48 @@
 //                   itself ends the service with the child's exit code as its service-specific
 //                   exit code (real NSSM would restart it: its default AppExit action).
 //   containerd.exe  appends `start <pid> <command line>` to starts.log next to the executable;
-//                   serves the pipe named by the `address` of the top-level [grpc] table of
-//                   --config PATH (default %ProgramFiles%\containerd\config.toml; an unreadable
-//                   --config file is exit code 1, a missing default one means the default
-//                   pipe \\.\pipe\containerd-containerd): always one instance listening, each
-//                   client accepted, its process id appended as `connect <pid>` to
-//                   connections.log next to the executable, then disconnected. Ready once the
-//                   first instance exists; a pipe name another process serves is exit code 4.
+//                   reads --config PATH (default %ProgramFiles%\containerd\config.toml; an
+//                   unreadable --config file is exit code 1, a missing default one means
+//                   containerd's defaults) and serves gRPC on its gRPC address and TTRPC on its
+//                   TTRPC address, chosen as containerd does for the file's `version`
+//                   (containerd_config.h: versions 1-3 [grpc] and [ttrpc], the TTRPC address the
+//                   gRPC one + ".ttrpc" unless set; version 4 the server plugins' tables, TTRPC
+//                   at the default pipe + ".ttrpc" unless set; --address, --root), each with one
+//                   instance always listening. Each gRPC client's process id is appended as
+//                   `connect <pid>` to connections.log next to the executable, and each call as
+//                   `call <pid or ?> <method>` to calls.log; every call is answered OK with an
+//                   empty message, except the containerd API calls ctr.exe makes
+//                   (containers.v1.Containers/List, Create, Delete; tasks.v1.Tasks/Create,
+//                   Start, Kill, Delete, in the namespace of the containerd-namespace header),
+//                   which act on its container table, kept in
+//                   <root>\node-standin-containers.txt (root: --root, the config's `root`,
+//                   default %ProgramData%\containerd\root) and reloaded at start, so that
+//                   containers and tasks survive its restarts as real ones do. Tasks/Create
+//                   starts containerd-shim-runhcs-v1.exe (on PATH, else next to containerd.exe)
+//                   with containerd's environment (TTRPC_ADDRESS = its TTRPC address now) and
+//                   calls it over TTRPC (containerd.task.v2.Task Create, Start, Kill, Delete,
+//                   Shutdown). On TTRPC it takes containerd.services.events.ttrpc.v1.Events/
+//                   Forward: `event <topic> <container id>` appended to events.log, a /tasks/exit
+//                   of a task's own process marking that task stopped. Ready once both pipes
+//                   have an instance; a pipe another process serves is exit code 4, a config
+//                   containerd refuses (an empty [grpc] address) exit code 1.
+//   containerd-shim-runhcs-v1.exe
+//                   the shim of one task, started by containerd.exe as `... --id ID serve
+//                   --socket PIPE` (what hcsshim's `start` runs). Appends `start <pid> <command
+//                   line>` and `ttrpc-address <id> <TTRPC_ADDRESS>` to shim.log next to itself,
+//                   reading TTRPC_ADDRESS once, at start, as hcsshim does; serves
+//                   containerd.task.v2.Task on PIPE: Create starts its task (`--task ID`, below)
+//                   suspended, Start resumes it, Kill ends it (exit code 1), Delete reports its
+//                   exit status, Shutdown ends the shim. When the task ends it publishes
+//                   /tasks/exit (TaskExit) to that TTRPC address with containerd's publisher's
+//                   retries (event_publisher.h), one shim.log line per attempt (`publish
+//                   /tasks/exit <id> attempt <n> to <address>: ok` or `: failed: <why>`) and
+//                   `evict /tasks/exit <id> after 6 attempts` when it gives up.
+//   ctr.exe         `ctr [--address A|-a A] [--namespace NS|-n NS] c ls [-q]`, `tasks kill
+//                   [--signal S] ID`, `c rm ID...` and `run --detach IMAGE ID` as containerd API
+//                   calls over gRPC (ctr.cpp): address default \\.\pipe\containerd-containerd
+//                   (CONTAINERD_ADDRESS), namespace default "default" (CONTAINERD_NAMESPACE); a
+//                   failure prints `ctr: <message>` and exits 1.
 //   rke2.exe        as the rke2 service runs kubelet and containerd: at every start reads the
 //                   `kubelet-arg` items of --config PATH (-c; default
 //                   %SystemDrive%\etc\rancher\rke2\config.yaml; absent: no items) with a small
@@ -55,9 +97,23 @@
 //                   servicehost-starts.log next to itself, is RUNNING once the child runs; STOP
 //                   ends the child; a child that ends by itself ends the service with its exit
 //                   code (no program: `error <why>`, exit code 2).
+//   kube-log-runner.exe
+//                   as kubernetes' log runner: its own flags parsed as Go's flag package does
+//                   (-log-file, -also-stdout, -redirect-stderr, -flush-interval, -log-file-size,
+//                   -log-file-age; one or two dashes; up to the first word that is no flag), the
+//                   rest run as its child with the command line Go's os/exec makes of it, its
+//                   standard output and error appended to -log-file (the file's folder must
+//                   exist). Appends `start <pid> <child command line>` to
+//                   kube-log-runner-starts.log next to itself, is RUNNING once the child runs;
+//                   STOP ends the child; a child that exits with a code other than 0 ends it with
+//                   exit code 1 (log.Fatal), 0 with 0. A flag error is exit code 2, no command
+//                   exit code 1 (`error <why>` in the log).
+//   kube-proxy.exe  appends `start <pid> <command line>` to kube-proxy-starts.log next to itself
+//                   and runs until stopped.
 //   any name        `--probe-pipe NAME` (NAME: a pipe name, \\.\pipe\NAME or an npipe:// URL)
 //                   opens the pipe as a client: exit code 0 and `served by process <pid>` if it
-//                   could, 1 if not.
+//                   could, 1 if not. `--task ID`: a container's task, as the shim starts it; it
+//                   waits until it is ended.
 //
 // Started by the service control manager (its parent is services.exe) it runs as a
 // SERVICE_WIN32_OWN_PROCESS service: START_PENDING, RUNNING once ready, STOP_PENDING and STOPPED
@@ -80,16 +136,21 @@
 #include "tests/support/node_standin/text.h"
 
 using dxshim::test::node_standin::Containerd;
+using dxshim::test::node_standin::Ctr;
 using dxshim::test::node_standin::EndsWithNoCase;
 using dxshim::test::node_standin::FileNameOf;
 using dxshim::test::node_standin::Kubelet;
+using dxshim::test::node_standin::KubeLogRunner;
+using dxshim::test::node_standin::KubeProxy;
 using dxshim::test::node_standin::Lower;
 using dxshim::test::node_standin::Nssm;
 using dxshim::test::node_standin::ProbePipe;
 using dxshim::test::node_standin::Rke2;
 using dxshim::test::node_standin::Run;
+using dxshim::test::node_standin::RunTask;
 using dxshim::test::node_standin::SelfPath;
 using dxshim::test::node_standin::ServiceHost;
+using dxshim::test::node_standin::Shim;
 using dxshim::test::node_standin::SplitCommandLine;
 
 int main() {
@@ -102,6 +163,7 @@ int main() {
     }
     return ProbePipe(args[2]);
   }
+  if (args.size() >= 2 && args[1] == L"--task") return RunTask();
   WSADATA winsock{};
   WSAStartup(MAKEWORD(2, 2), &winsock);
   std::wstring role = Lower(FileNameOf(SelfPath()));
@@ -111,9 +173,14 @@ int main() {
   if (role == L"containerd") return Run("containerd", Containerd, false);
   if (role == L"rke2") return Run("rke2", Rke2, false);
   if (role == L"eks-windowsservicehost") return Run("EKS-WindowsServiceHost", ServiceHost, false);
+  if (role == L"containerd-shim-runhcs-v1") return Run("containerd-shim-runhcs-v1", Shim, false);
+  if (role == L"ctr") return Ctr();
+  if (role == L"kube-log-runner") return Run("kube-log-runner", KubeLogRunner, false);
+  if (role == L"kube-proxy") return Run("kube-proxy", KubeProxy, false);
   std::fprintf(stderr,
                "node-standin.exe: a test stand-in; copy it as kubelet.exe, nssm.exe, "
-               "containerd.exe, rke2.exe or EKS-WindowsServiceHost.exe (see "
-               "tests/support/node_standin/main.cpp), or run it with --probe-pipe NAME\n");
+               "containerd.exe, rke2.exe, EKS-WindowsServiceHost.exe, "
+               "containerd-shim-runhcs-v1.exe, ctr.exe, kube-log-runner.exe or kube-proxy.exe "
+               "(see tests/support/node_standin/main.cpp), or run it with --probe-pipe NAME\n");
   return 2;
 }

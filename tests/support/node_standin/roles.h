@@ -23,7 +23,18 @@ DWORD Rke2(const std::wstring& service_name, const std::function<void()>& ready)
 // ARGS...` runs the rest of its own command line, verbatim from PROGRAM on, as its child.
 DWORD ServiceHost(const std::wstring& service_name, const std::function<void()>& ready);
 
+// containerd-shim-runhcs-v1.exe (shim.cpp): started by containerd.exe for a task.
+DWORD Shim(const std::wstring& service_name, const std::function<void()>& ready);
+// kube-log-runner.exe (kube_log_runner.cpp): runs the rest of its command line as its child.
+DWORD KubeLogRunner(const std::wstring& service_name, const std::function<void()>& ready);
+// kube-proxy.exe (kube_proxy.cpp).
+DWORD KubeProxy(const std::wstring& service_name, const std::function<void()>& ready);
+// ctr.exe (ctr.cpp): a command line tool, its exit code.
+int Ctr();
+
 // `--probe-pipe NAME` under any name (probe.cpp): 0 if the pipe is served, else 1.
 int ProbePipe(const std::wstring& name);
+// `--task ID` under any name (task.cpp): a container's process; never returns.
+int RunTask();
 
 }  // namespace dxshim::test::node_standin

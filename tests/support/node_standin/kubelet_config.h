@@ -1,0 +1,19 @@
+// The runtime endpoint of a kubelet config file (--config), as far as the kubelet stand-in reads
+// one: the top-level containerRuntimeEndpoint of a KubeletConfiguration (kubelet.config.k8s.io/
+// v1beta1, since Kubernetes 1.27), in JSON (EKS's kubelet-config.json) or YAML (kubeadm's
+// config.yaml). Not shared with dxshim's own readers (shim/node): a small reader of its own.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace dxshim::test::node_standin {
+
+// The value, or nothing when the file has none. JSON (the text starts with "{"): the first
+// "containerRuntimeEndpoint" key followed by a string, its escapes decoded (nested objects are
+// not told apart; KubeletConfiguration has no other field of that name). YAML: a line
+// `containerRuntimeEndpoint: VALUE` at column 0, VALUE plain (a comment after " #" dropped),
+// '...' or "...".
+std::optional<std::string> ConfigRuntimeEndpoint(const std::string& text);
+
+}  // namespace dxshim::test::node_standin
