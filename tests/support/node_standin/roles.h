@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace dxshim::test::node_standin {
 
@@ -22,6 +23,10 @@ DWORD Rke2(const std::wstring& service_name, const std::function<void()>& ready)
 // EKS-WindowsServiceHost.exe (service_host.cpp): `EKS-WindowsServiceHost.exe SERVICE PROGRAM
 // ARGS...` runs the rest of its own command line, verbatim from PROGRAM on, as its child.
 DWORD ServiceHost(const std::wstring& service_name, const std::function<void()>& ready);
+
+// powershell.exe and pwsh.exe (powershell.cpp): runs the script or command of ARGS (its own
+// command line, split) with the stand-in's PowerShell interpreter; its exit code.
+int PowerShell(const std::vector<std::wstring>& args);
 
 // `--probe-pipe NAME` under any name (probe.cpp): 0 if the pipe is served, else 1.
 int ProbePipe(const std::wstring& name);
