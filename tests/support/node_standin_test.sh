@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The node stand-ins (tests/support/node_standin/: kubelet.exe, nssm.exe, containerd.exe,
 # containerd-shim-runhcs-v1.exe, ctr.exe, rke2.exe, EKS-WindowsServiceHost.exe,
-# kube-log-runner.exe and kube-proxy.exe, one program copied under each name) behave as the tests
+# kube-log-runner.exe, kube-proxy.exe and powershell.exe, one program copied under each name) behave as the tests
 # of `dxshim.exe install` need them to, as services of wine's service control manager: a
 # containerd service serves gRPC on its configured pipe and TTRPC on the pipe containerd derives
 # for its config version (foreground containerds on version 2, 3 and 4 configs, an empty gRPC
 # address refused); a native kubelet service logs its command line, answers healthz on its port,
 # calls CRI Version every second on one connection (the endpoint of its flag, else of its
 # --config file), stops; an NSSM kubelet service starts
-# kubelet.exe from its Parameters at every start (the kubeadm StartKubelet.ps1 and the AKS
-# kubeletstart.ps1 that PowerShell would run, emulated; a kubelet.exe Application directly), and
-# ends it on STOP; an rke2 service starts containerd.exe and kubelet.exe from its folder, kubelet
+# `"<Application>" <AppParameters>` at every start (the PowerShell stand-in running
+# sig-windows-tools' StartKubelet.ps1, which starts kubelet.exe with kubeadm's flags first, or
+# AKS's UTF-16 kubeletstart.ps1, whose run-process.cs starts kubelet.exe; a kubelet.exe
+# Application directly), and ends it and its descendants on STOP; an rke2 service starts containerd.exe and kubelet.exe from its folder, kubelet
 # with the kubelet-arg items of its config.yaml (an item replacing rke2's default endpoint); an
 # EKS-WindowsServiceHost.exe service runs its own command line from the third word on; both end
 # their children on STOP; exit codes reach the service manager (a port in use: 3; a served pipe:
@@ -44,6 +45,7 @@ if ! "$py" -c 'import grpc' 2>/dev/null; then
   exit 1
 fi
 source "$(dirname "$0")/wine_test_env.sh"
+source "$(dirname "$0")/powershell_fixtures.sh"
 wineserver="$(dirname "$wine")/wineserver"
 c=$WINEPREFIX/drive_c
 
@@ -128,11 +130,13 @@ PY
 }
 
 # The node: C:\k\{kubelet,nssm}.exe, C:\Program Files\containerd\containerd.exe and config.toml,
-# C:\var\lib\kubelet\kubeadm-flags.env, the two PowerShell scripts NSSM may run.
+# C:\var\lib\kubelet\kubeadm-flags.env, the PowerShell scripts NSSM may run and the PowerShell
+# stand-in where Windows has powershell.exe (wine's own there is an empty stub).
 mkdir -p "$c/k" "$c/Program Files/containerd" "$c/var/lib/kubelet"
 cp "$exe" "$c/k/kubelet.exe"
 cp "$exe" "$c/k/nssm.exe"
 cp "$exe" "$c/Program Files/containerd/containerd.exe"
+cp "$exe" "$c/windows/system32/WindowsPowerShell/v1.0/powershell.exe"
 cat >"$c/Program Files/containerd/config.toml" <<'EOF'
 version = 2
 root = "C:\\ProgramData\\containerd\\root"
@@ -143,32 +147,14 @@ root = "C:\\ProgramData\\containerd\\root"
 [debug]
   address = "\\\\.\\pipe\\containerd-debug"
 EOF
-cat >"$c/k/StartKubelet.ps1" <<'EOF'
-# kubeadm's start script as sig-windows-tools writes it (a fixture): kubeadm-flags.env holds the
-# flags kubeadm chose. --v=9 in this comment reaches no kubelet.
-$FileContent = Get-Content -Path "$env:SYSTEMDRIVE/var/lib/kubelet/kubeadm-flags.env"
-$global:KubeletArgs = $FileContent.TrimStart('KUBELET_KUBEADM_ARGS=').Trim('"')
-$hostIp = (Get-NetIPAddress -AddressFamily IPv4 | Select-Object -First 1).IPAddress
-<#
-  --feature-gates=InBlockComment=true
-#>
-$cmd = "C:\k\kubelet.exe $global:KubeletArgs --cert-dir=C:/var/lib/kubelet/pki --config=C:/var/lib/kubelet/config.yaml --node-ip=$hostIp --hostname-override=node-1 --pod-infra-container-image=`"mcr.microsoft.com/oss/kubernetes/pause:3.6`" --enable-debugging-handlers --resolv-conf=`"`""
-Invoke-Expression $cmd
-EOF
+write_swt_start_kubelet "$c/k/StartKubelet.ps1"
 kubeadm_flags() {
-  printf 'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd --healthz-port=%s"\r\n' \
-    "$1" >"$c/var/lib/kubelet/kubeadm-flags.env"
+  write_kubeadm_flags "$c/var/lib/kubelet/kubeadm-flags.env" \
+    "--container-runtime-endpoint=npipe:////./pipe/containerd-containerd --healthz-port=$1"
 }
-aks_script() {  # AKS's kubeletstart.ps1 (a fixture), UTF-16LE as PowerShell 5 writes files
-  { printf '\xff\xfe'; iconv -f UTF-8 -t UTF-16LE <<EOF
-\$global:KubeDir = "c:\\k"
-\$KubeletArgList = @("--container-runtime-endpoint=npipe://./pipe/containerd-containerd","--healthz-port=$1","--node-labels=kubernetes.azure.com/role=agent,agentpool=win")
-\$KubeletArgList += "--node-ip=\$global:NodeIp"
-\$KubeletCommandLine = "\$global:KubeDir\\kubelet.exe " + (\$KubeletArgList -join " ") + " --cgroups-per-qos=false --enforce-node-allocatable=\`"\`""
-Invoke-Expression \$KubeletCommandLine
-EOF
-  } >"$c/k/kubeletstart.ps1"
-}
+write_run_process_cs "$c/k/run-process.cs"
+write_aks_cleanupnetwork "$c/k/cleanupnetwork.ps1"
+write_aks_kubeletstart "$c/k/kubeletstart.ps1"
 
 # Wine settled first (its service manager refuses starts right after wineboot), then a persistent
 # wineserver: services are wine "system" processes, which wine ends a few seconds after the last
@@ -319,46 +305,53 @@ for _ in $(seq 1 25); do  # the deleted kubelet service may take a moment to go
   sc create kubelet binPath= 'C:\k\nssm.exe' >/dev/null && break
   sleep 0.2
 done
+# sig-windows-tools' PrepareNode.ps1: `nssm install kubelet $global:Powershell
+# $global:PowershellArgs $global:StartKubeletScript`, no AppDirectory (NSSM: Application's folder).
 reg_set kubelet Application REG_EXPAND_SZ 'C:\Windows\System32\WindowsPowerShell\v1.0\powershell.exe'
 reg_set kubelet AppParameters REG_EXPAND_SZ '-ExecutionPolicy Bypass -NoProfile C:\k\StartKubelet.ps1'
-reg_set kubelet AppDirectory REG_EXPAND_SZ '%SystemDrive%\k'
 sc start kubelet >/dev/null
 wait_state kubelet RUNNING
 check "the NSSM service reports RUNNING" $? "$(sc query kubelet)$(cat "$c/k/nssm-starts.log" 2>/dev/null)"
 wait_healthz "$port2"
-check "the kubelet.exe it started answers healthz on kubeadm's port" $?
-expected="\"C:\\k\\kubelet.exe\" --container-runtime-endpoint=npipe:////./pipe/containerd-containerd --healthz-port=$port2 --cert-dir=C:/var/lib/kubelet/pki --config=C:/var/lib/kubelet/config.yaml --hostname-override=node-1 --pod-infra-container-image=\"mcr.microsoft.com/oss/kubernetes/pause:3.6\" --resolv-conf=\"\""
+check "the kubelet.exe that the PowerShell stand-in started answers healthz on kubeadm's port" $? \
+  "$(tail -n 3 "$c/windows/system32/WindowsPowerShell/v1.0/powershell.log")"
 nssm_line=$(tail -n 1 "$c/k/nssm-starts.log")
-child=$(pid_of_line "$nssm_line")
-check "nssm-starts.log: kubeadm's flags, then the script's literal ones without \$ or comments" \
-  "$([ "$nssm_line" = "start $child $expected" ]; echo $?)" "$nssm_line"$'\n'"expected: start PID $expected"
+shell=$(pid_of_line "$nssm_line")
+check "nssm-starts.log: \"<Application>\" <AppParameters>, as NSSM 2.24 starts it" \
+  "$([ "$nssm_line" = "start $shell \"C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe\" -ExecutionPolicy Bypass -NoProfile C:\\k\\StartKubelet.ps1" ]; echo $?)" \
+  "$nssm_line"
+expected="\"C:\\k\\kubelet.exe\" --container-runtime-endpoint=npipe:////./pipe/containerd-containerd --healthz-port=$port2 --cert-dir=C:\\var\\lib\\kubelet\\pki --config=/var/lib/kubelet/config.yaml --bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf --kubeconfig=/etc/kubernetes/kubelet.conf --hostname-override=node-1 --enable-debugging-handlers --cgroups-per-qos=false --enforce-node-allocatable= --resolv-conf="
 line=$(tail -n 1 "$c/k/starts.log")
-check "kubelet.exe's own starts.log line: the same pid and command line" \
-  "$([ "$line" = "start $child $expected" ]; echo $?)" "$line"
+child=$(pid_of_line "$line")
+check "kubelet.exe's starts.log line: kubeadm's flags, then the script's" \
+  "$([ "$line" = "start $child $expected" ]; echo $?)" "$line"$'\n'"expected: start PID $expected"
 wait_for 10 eval '[ "$(versions_from "$child")" -ge 1 ]'
 check "it calls the runtime through the npipe://// form" $? "$(tail -n 3 "$cd_dir/calls.log")"
 sc stop kubelet >/dev/null
 wait_state kubelet STOPPED
 check "STOP: the NSSM service reports STOPPED with exit code 0" \
   "$([ "$(exit_codes kubelet)" = "0 0" ]; echo $?)" "$(sc query kubelet)"
-check "and its kubelet.exe is gone (its port is closed)" "$(port_closed "$port2"; echo $?)"
+check "and its kubelet.exe, PowerShell's child, is gone (its port is closed)" \
+  "$(port_closed "$port2"; echo $?)"
 n=$(versions_from "$child")
 sleep 1.5
 check "(and no longer calls the runtime)" "$([ "$(versions_from "$child")" = "$n" ]; echo $?)"
 
 echo "== the same NSSM service, Parameters changed between starts"
 port3=$(free_port)
-aks_script "$port3"
-reg_set kubelet AppParameters REG_EXPAND_SZ '-ExecutionPolicy Unrestricted -File "%SystemDrive%\k\kubeletstart.ps1"'
+write_aks_cluster_config "$c/k/kubeclusterconfig.json" "\"--healthz-port=$port3\"" 1.29.2
+# AgentBaker kubeletfunc.ps1's New-NSSMService: AppParameters the script, AppDirectory c:\k.
+reg_set kubelet AppParameters REG_EXPAND_SZ 'c:\k\kubeletstart.ps1'
+reg_set kubelet AppDirectory REG_EXPAND_SZ 'c:\k'
 sc start kubelet >/dev/null
 wait_healthz "$port3"
-check "AKS's kubeletstart.ps1 (UTF-16): kubelet.exe answers healthz on the script's port" $? \
+check "AKS's kubeletstart.ps1 (UTF-16): kubelet.exe answers healthz on the port of its ConfigArgs" $? \
   "$(sc query kubelet)$(tail -n 1 "$c/k/nssm-starts.log")"
-expected="\"C:\\k\\kubelet.exe\" --container-runtime-endpoint=npipe://./pipe/containerd-containerd --healthz-port=$port3 --node-labels=kubernetes.azure.com/role=agent,agentpool=win --cgroups-per-qos=false --enforce-node-allocatable=\"\""
-nssm_line=$(tail -n 1 "$c/k/nssm-starts.log")
-check "with the script's literal flags in order" \
-  "$([ "$nssm_line" = "start $(pid_of_line "$nssm_line") $expected" ]; echo $?)" \
-  "$nssm_line"$'\n'"expected: start PID $expected"
+expected="\"c:\\k\\kubelet.exe\" --healthz-port=$port3 --node-labels=kubernetes.azure.com/role=agent,agentpool=win --volume-plugin-dir=c:\\k\\volumeplugins --windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS --container-runtime-endpoint=npipe://./pipe/containerd-containerd"
+line=$(tail -n 1 "$c/k/starts.log")
+check "run-process.cs started it with ConfigArgs, then the script's flags in order" \
+  "$([ "$line" = "start $(pid_of_line "$line") $expected" ]; echo $?)" \
+  "$line"$'\n'"expected: start PID $expected"
 sc stop kubelet >/dev/null
 wait_state kubelet STOPPED
 check "it stops" "$(port_closed "$port3"; echo $?)"

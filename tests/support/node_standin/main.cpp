@@ -1,11 +1,12 @@
 // TEST STAND-INS (mocks) for the programs that launch and serve kubelet on a Windows node. None of
-// them can exist under wine here (no kubelet, no NSSM, no PowerShell, no containerd for Windows,
-// no rke2, no EKS service host), so this one program behaves like each of them as far as
-// `dxshim.exe install` can observe: the service control manager's states, the processes and their
-// command lines, kubelet's healthz port, the named pipes, who connects to them and the calls made
-// on them (real gRPC over HTTP/2 and real TTRPC, with codecs of its own: it links no gRPC). It is
-// NOT any of those programs; it implements nothing of kubelet, NSSM, containerd, its shim, ctr,
-// rke2, kube-log-runner, kube-proxy or EKS's service host beyond what is described here.
+// them can exist under wine here (no kubelet, no NSSM, no PowerShell: wine's powershell.exe is an
+// empty stub, no containerd for Windows, no rke2, no EKS service host), so this one program
+// behaves like each of them as far as `dxshim.exe install` can observe: the service control
+// manager's states, the processes and their command lines, kubelet's healthz port, the named pipes,
+// who connects to them and the calls made on them (real gRPC over HTTP/2 and real TTRPC, with
+// codecs of its own: it links no gRPC). It is NOT any of those programs; it implements nothing of
+// kubelet, NSSM, PowerShell, containerd, its shim, ctr, rke2, kube-log-runner, kube-proxy or EKS's
+// service host beyond what is described here.
 //
 // What it is follows from its own file name (the tests copy it under each name):
 //   kubelet.exe     appends `start <pid> <command line>` to starts.log next to the executable;
@@ -26,14 +27,26 @@
 //                   reads HKLM\SYSTEM\CurrentControlSet\Services\<its service name>\Parameters
 //                   (Application, AppParameters, AppDirectory; REG_EXPAND_SZ expanded) and starts
 //                   `"<Application>" <AppParameters>` in AppDirectory (if empty: Application's
-//                   folder when it exists). Application powershell.exe or pwsh.exe is emulated
-//                   (see EmulatedPowerShell in powershell_emulation.h): the script's kubelet.exe
-//                   command becomes `"<nssm.exe's folder>\kubelet.exe" <flags>`. Appends
+//                   folder), as NSSM 2.24's start_service does: a PowerShell Application is the
+//                   powershell.exe stand-in below when the test put it there. Appends
 //                   `start <child pid> <child command line>` to nssm-starts.log next to nssm.exe
 //                   (`error <why>` when it cannot start one: service-specific exit code 2), is
 //                   RUNNING once the child runs; STOP terminates the child; a child that ends by
 //                   itself ends the service with the child's exit code as its service-specific
-//                   exit code (real NSSM would restart it: its default AppExit action).
+//                   exit code (real NSSM would restart it: its default AppExit action). Either way
+//                   the child's descendants are then killed, as NSSM 2.24's kill_process_tree does
+//                   (a kubelet.exe started by a PowerShell script ends with the service).
+//   powershell.exe, pwsh.exe
+//                   Windows PowerShell 5.1's command line (-File SCRIPT ARGS, -Command TEXT or
+//                   the text itself; -ExecutionPolicy, -NoProfile and the like accepted) run by
+//                   an interpreter of the subset of PowerShell the kubelet scripts of kubeadm
+//                   and AKS use (powershell_interpreter.h): external programs through
+//                   CreateProcess with PowerShell's argument rules, the service cmdlets through
+//                   the service control manager; stubs for the Host Networking Service's
+//                   commands (powershell_stub_cmdlets.cpp). What it does not implement stops the
+//                   script with exit code 70 and `not-implemented <pid> <script>:<line>: <what>`
+//                   in powershell.log next to the executable, which also gets `start <pid>
+//                   <command line>` and `exit <pid> <code>` lines.
 //   containerd.exe  appends `start <pid> <command line>` to starts.log next to the executable;
 //                   reads --config PATH (default %ProgramFiles%\containerd\config.toml; an
 //                   unreadable --config file is exit code 1, a missing default one means
@@ -144,6 +157,7 @@ using dxshim::test::node_standin::KubeLogRunner;
 using dxshim::test::node_standin::KubeProxy;
 using dxshim::test::node_standin::Lower;
 using dxshim::test::node_standin::Nssm;
+using dxshim::test::node_standin::PowerShell;
 using dxshim::test::node_standin::ProbePipe;
 using dxshim::test::node_standin::Rke2;
 using dxshim::test::node_standin::Run;
@@ -177,10 +191,12 @@ int main() {
   if (role == L"ctr") return Ctr();
   if (role == L"kube-log-runner") return Run("kube-log-runner", KubeLogRunner, false);
   if (role == L"kube-proxy") return Run("kube-proxy", KubeProxy, false);
+  if (role == L"powershell" || role == L"pwsh") return PowerShell(args);
   std::fprintf(stderr,
                "node-standin.exe: a test stand-in; copy it as kubelet.exe, nssm.exe, "
                "containerd.exe, rke2.exe, EKS-WindowsServiceHost.exe, "
-               "containerd-shim-runhcs-v1.exe, ctr.exe, kube-log-runner.exe or kube-proxy.exe "
-               "(see tests/support/node_standin/main.cpp), or run it with --probe-pipe NAME\n");
+               "containerd-shim-runhcs-v1.exe, ctr.exe, kube-log-runner.exe, kube-proxy.exe or "
+               "powershell.exe (see tests/support/node_standin/main.cpp), or run it with "
+               "--probe-pipe NAME\n");
   return 2;
 }

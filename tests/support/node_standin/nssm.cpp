@@ -8,7 +8,7 @@
 #include "devices/windows/wide_text.h"
 #include "tests/support/node_standin/child_process.h"
 #include "tests/support/node_standin/files.h"
-#include "tests/support/node_standin/powershell_emulation.h"
+#include "tests/support/node_standin/process_tree.h"
 #include "tests/support/node_standin/roles.h"
 #include "tests/support/node_standin/text.h"
 
@@ -55,20 +55,18 @@ DWORD Nssm(const std::wstring& service, const std::function<void()>& ready) {
   if (!application || application->empty())
     return fail("no Application in HKLM\\" + Utf8FromWide(key_path.c_str()));
 
-  std::wstring command;
-  const std::wstring program = Lower(FileNameOf(*application));
-  if (program == L"powershell.exe" || program == L"pwsh.exe") {
-    std::string error;
-    const auto emulated = EmulatedPowerShell(parameters, folder, error);
-    if (!emulated) return fail(error);
-    command = *emulated;
-  } else {
-    command = L"\"" + *application + L"\"" + (parameters.empty() ? L"" : L" " + parameters);
+  // NSSM 2.24 service.cpp start_service: `"%s" %s` of Application and AppParameters (the space
+  // even when there are none), in AppDirectory, else in Application's folder (registry.cpp
+  // get_parameters: strip_basename), else in the Windows folder.
+  const std::wstring command = L"\"" + *application + L"\" " + parameters;
+  if (directory.empty()) {
+    directory =
+        application->find_first_of(L"\\/") == std::wstring::npos ? L"" : FolderOf(*application);
   }
   if (directory.empty()) {
-    const DWORD attributes = GetFileAttributesW(FolderOf(*application).c_str());
-    if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY))
-      directory = FolderOf(*application);
+    wchar_t windows[MAX_PATH] = {};
+    GetWindowsDirectoryW(windows, MAX_PATH);
+    directory = windows;
   }
 
   DWORD error = 0;
@@ -77,10 +75,19 @@ DWORD Nssm(const std::wstring& service, const std::function<void()>& ready) {
     return fail("cannot start " + Utf8FromWide(command.c_str()) + " in " +
                 Utf8FromWide(directory.c_str()) + " (error " + std::to_string(error) + ")");
   }
+  FILETIME created{};
+  FILETIME exited{};
+  FILETIME kernel{};
+  FILETIME user{};
+  GetProcessTimes(child->hProcess, &created, &exited, &kernel, &user);
   AppendLine(log,
              "start " + std::to_string(child->dwProcessId) + " " + Utf8FromWide(command.c_str()));
   ready();
   const auto ended = Supervise({child->hProcess});
+  // NSSM 2.24 end_service: the application's process tree is killed once it has ended.
+  FILETIME now{};
+  GetSystemTimeAsFileTime(&now);
+  KillProcessTree(child->dwProcessId, created, now);
   return ended ? ended->exit_code : 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace dxshim::test::node_standin {
 
@@ -31,6 +32,9 @@ DWORD KubeLogRunner(const std::wstring& service_name, const std::function<void()
 DWORD KubeProxy(const std::wstring& service_name, const std::function<void()>& ready);
 // ctr.exe (ctr.cpp): a command line tool, its exit code.
 int Ctr();
+// powershell.exe and pwsh.exe (powershell.cpp): runs the script or command of ARGS (its own
+// command line, split) with the stand-in's PowerShell interpreter; its exit code.
+int PowerShell(const std::vector<std::wstring>& args);
 
 // `--probe-pipe NAME` under any name (probe.cpp): 0 if the pipe is served, else 1.
 int ProbePipe(const std::wstring& name);
