@@ -1,31 +1,31 @@
 #!/usr/bin/env bash
 # The node stand-ins (tests/support/node_standin/: kubelet.exe, nssm.exe, containerd.exe,
-# containerd-shim-runhcs-v1.exe, ctr.exe, rke2.exe, EKS-WindowsServiceHost.exe,
-# kube-log-runner.exe, kube-proxy.exe and powershell.exe, one program copied under each name) behave as the tests
-# of `dxshim.exe install` need them to, as services of wine's service control manager: a
-# containerd service serves gRPC on its configured pipe and TTRPC on the pipe containerd derives
-# for its config version (foreground containerds on version 2, 3 and 4 configs, an empty gRPC
-# address refused); a native kubelet service logs its command line, answers healthz on its port,
-# calls CRI Version every second on one connection (the endpoint of its flag, else of its
-# --config file), stops; an NSSM kubelet service starts
-# `"<Application>" <AppParameters>` at every start (the PowerShell stand-in running
-# sig-windows-tools' StartKubelet.ps1, which starts kubelet.exe with kubeadm's flags first, or
-# AKS's UTF-16 kubeletstart.ps1, whose run-process.cs starts kubelet.exe; a kubelet.exe
-# Application directly), and ends it and its descendants on STOP; an rke2 service starts containerd.exe and kubelet.exe from its folder, kubelet
-# with the kubelet-arg items of its config.yaml (an item replacing rke2's default endpoint); an
-# EKS-WindowsServiceHost.exe service runs its own command line from the third word on; both end
-# their children on STOP; exit codes reach the service manager (a port in use: 3; a served pipe:
-# 4; no Parameters: 2). ctr.exe runs, lists, kills and removes containers through containerd
+# containerd-shim-runhcs-v1.exe, ctr.exe, rke2.exe, EKS-WindowsServiceHost.exe, kube-log-runner.exe,
+# kube-proxy.exe and powershell.exe, one program copied under each name) behave as the tests of
+# `dxshim.exe install` need them to, as services of wine's service control manager: a containerd
+# service serves gRPC on its configured pipe and TTRPC on the pipe containerd derives for its config
+# version (foreground containerds on version 2, 3 and 4 configs, an empty gRPC address refused); a
+# native kubelet service logs its command line, answers healthz on its port, calls CRI Version every
+# second on one connection (the endpoint of its flag, else of its --config file), stops; an NSSM
+# kubelet service starts `"<Application>" <AppParameters>` at every start (the PowerShell stand-in
+# running sig-windows-tools' StartKubelet.ps1, which starts kubelet.exe with kubeadm's flags first,
+# or AKS's UTF-16 kubeletstart.ps1, whose run-process.cs starts kubelet.exe; a kubelet.exe
+# Application directly), and ends it and its descendants on STOP; an rke2 service starts
+# containerd.exe and kubelet.exe from its folder, kubelet with its own arguments and the kubelet-arg
+# items of its config.yaml and config.yaml.d drop-ins, merged as k3s does (configfilearg, GetArgs);
+# an EKS-WindowsServiceHost.exe service runs its own command line from the third word on; both end
+# their children on STOP; exit codes reach the service manager (a port in use: 3; a served pipe: 4;
+# no Parameters: 2). ctr.exe runs, lists, kills and removes containers through containerd
 # (namespaces, --address); their tasks run under shims started with containerd's TTRPC address,
 # which publish /tasks/exit to it (the task then stopped and removable); the container table
 # survives containerd's restarts; a shim started before containerd moved its TTRPC address keeps
-# publishing to the old one and drops the event after containerd's 6 attempts, while a new shim
-# gets the new address, and an exit during a containerd restart is delivered by a retry. A
-# kube-log-runner.exe service runs kubelet.exe with Go's command line and flags, its output
-# appended to --log-file (a kubelet that fails ends it with 1; flag errors 2); a kube-proxy.exe
-# service runs until stopped; --healthz-port=0 serves no port. Real gRPC (grpc C++ core, by
-# Debian's python3-grpcio, reaching the pipes through pipe-relay.exe) calls containerd.exe (1 MiB
-# requests, 16 calls at once, error statuses) and answers kubelet.exe's Version calls.
+# publishing to the old one and drops the event after containerd's 6 attempts, while a new shim gets
+# the new address, and an exit during a containerd restart is delivered by a retry. A kube-log-
+# runner.exe service runs kubelet.exe with Go's command line and flags, its output appended to
+# --log-file (a kubelet that fails ends it with 1; flag errors 2); a kube-proxy.exe service runs
+# until stopped; --healthz-port=0 serves no port. Real gRPC (grpc C++ core, by Debian's
+# python3-grpcio, reaching the pipes through pipe-relay.exe) calls containerd.exe (1 MiB requests,
+# 16 calls at once, error statuses) and answers kubelet.exe's Version calls.
 # usage: node_standin_test.sh node-standin.exe pipe-relay.exe
 set -uo pipefail
 exe=${1:?usage: node_standin_test.sh node-standin.exe pipe-relay.exe}
@@ -404,10 +404,10 @@ wait_state rke2 RUNNING
 check "the rke2 service reports RUNNING" $? "$(sc query rke2)$(cat "$c/rke2bin/rke2-starts.log" 2>/dev/null)"
 wait_healthz "$port4"
 check "its kubelet.exe answers healthz on the port of a kubelet-arg item" $?
-expected="\"C:\\rke2bin\\kubelet.exe\" --healthz-port=$port4 --container-runtime-endpoint=npipe://./pipe/rke2-containerd --node-labels=a=b,c=d --feature-gates=X=true"
+expected="\"C:\\rke2bin\\kubelet.exe\" --container-runtime-endpoint=npipe://./pipe/rke2-containerd --feature-gates=X=true --healthz-port=$port4 --node-labels=a=b,c=d"
 rke2_line=$(tail -n 1 "$c/rke2bin/rke2-starts.log")
 child=$(pid_of_line "$rke2_line")
-check "flow list over two lines: one --name=value per item, the item's endpoint replacing rke2's default" \
+check "flow list over two lines: one --name=value per item, names sorted (k3s GetArgs), the items replacing rke2's endpoint and node labels" \
   "$([ "$rke2_line" = "start $child $expected" ]; echo $?)" "$rke2_line"$'\n'"expected: start PID $expected"
 out=$(run "$exe" --probe-pipe rke2-containerd)
 check "its containerd.exe serves the pipe of the containerd.toml in rke2's folder" \
@@ -446,14 +446,31 @@ sc start rke2 >/dev/null
 wait_healthz "$port5"
 check "without --config: C:\\etc\\rancher\\rke2\\config.yaml's block list" $? \
   "$(sc query rke2)$(tail -n 1 "$c/rke2bin/rke2-starts.log")"
-expected="\"C:\\rke2bin\\kubelet.exe\" --container-runtime-endpoint=npipe:////./pipe/containerd-containerd --v=2 --healthz-port=$port5 --resolv-conf=' \"--pod-infra-container-image=a \\\"b\\\"\""
+expected="\"C:\\rke2bin\\kubelet.exe\" --container-runtime-endpoint=npipe:////./pipe/containerd-containerd --healthz-port=$port5 --node-labels=x=y \"--pod-infra-container-image=a \\\"b\\\"\" --resolv-conf=' --v=2"
 rke2_line=$(tail -n 1 "$c/rke2bin/rke2-starts.log")
-check "rke2's default endpoint first, then the items (CRLF, comments, quoted values)" \
+check "rke2's default endpoint and its node-label items with the kubelet-arg items (CRLF, comments, quoted values)" \
   "$([ "$rke2_line" = "start $(pid_of_line "$rke2_line") $expected" ]; echo $?)" \
   "$rke2_line"$'\n'"expected: start PID $expected"
 sc stop rke2 >/dev/null
 wait_state rke2 STOPPED
 check "it stops" "$(port_closed "$port5"; echo $?)"
+# The drop-ins of config.yaml.d, in name order: a plain key replaces, a key with + appends
+# (k3s pkg/configfilearg); a kubelet-arg `name+=` item adds to rke2's value (GetArgs).
+mkdir -p "$c/etc/rancher/rke2/config.yaml.d"
+printf 'kubelet-arg:\n  - "healthz-port=%s"\n' "$port5" >"$c/etc/rancher/rke2/config.yaml.d/10-site.yaml"
+printf 'kubelet-arg+:\n  - "v=4"\n  - "node-labels+=w=1"\nnode-label+:\n  - "z=1"\n' \
+  >"$c/etc/rancher/rke2/config.yaml.d/20-more.yml"
+printf 'kubelet-arg: ["v=9"]\n' >"$c/etc/rancher/rke2/config.yaml.d/30-ignored.txt"
+sc start rke2 >/dev/null
+wait_healthz "$port5"
+expected="\"C:\\rke2bin\\kubelet.exe\" --container-runtime-endpoint=npipe:////./pipe/containerd-containerd --healthz-port=$port5 --node-labels=x=y,z=1 --node-labels=w=1 --v=4"
+rke2_line=$(tail -n 1 "$c/rke2bin/rke2-starts.log")
+check "config.yaml.d: 10-site.yaml's kubelet-arg replaces config.yaml's, 20-more.yml's + keys append, a .txt is not read" \
+  "$([ "$rke2_line" = "start $(pid_of_line "$rke2_line") $expected" ]; echo $?)" \
+  "$rke2_line"$'\n'"expected: start PID $expected"
+sc stop rke2 >/dev/null
+wait_state rke2 STOPPED
+rm -rf "$c/etc/rancher/rke2/config.yaml.d"
 printf 'kubelet-arg:\n  - "healthz-port=%s"\n' "$busy_port" >"$c/etc/rancher/rke2/config.yaml"
 sc start rke2 >/dev/null
 wait_state rke2 STOPPED

@@ -90,19 +90,22 @@
 //                   calls over gRPC (ctr.cpp): address default \\.\pipe\containerd-containerd
 //                   (CONTAINERD_ADDRESS), namespace default "default" (CONTAINERD_NAMESPACE); a
 //                   failure prints `ctr: <message>` and exits 1.
-//   rke2.exe        as the rke2 service runs kubelet and containerd: at every start reads the
-//                   `kubelet-arg` items of --config PATH (-c; default
-//                   %SystemDrive%\etc\rancher\rke2\config.yaml; absent: no items) with a small
-//                   line reader (KubeletArgItems: a block list, a flow list or one string) and
-//                   starts two children from its own folder: `containerd.exe --config
+//   rke2.exe        as the rke2 service runs kubelet and containerd: at every start reads --config
+//                   PATH (-c; default %SystemDrive%\etc\rancher\rke2\config.yaml; absent: none)
+//                   and the *.yaml and *.yml drop-ins of PATH.d in name order, merged as k3s
+//                   pkg/configfilearg does (a plain key replaces what earlier files set, `key+`
+//                   appends), with a small line reader (ListItems: a block list, a flow list or one
+//                   string), and starts two children from its own folder: `containerd.exe --config
 //                   <folder>\containerd.toml` (without --config when that file is absent: the
-//                   default pipe) and `kubelet.exe --container-runtime-endpoint=
-//                   npipe:////./pipe/containerd-containerd --name=value...`, one --name=value per
-//                   item, an item naming a default replacing it (k3s GetArgs). Appends
-//                   `start <kubelet's pid> <kubelet's command line>` to rke2-starts.log next to
-//                   rke2.exe (`error <why>` when a child cannot start, service-specific exit code
-//                   2, or ends by itself: then the other is ended and its exit code is the
-//                   service's), is RUNNING once both run; STOP ends both and waits for them.
+//                   default pipe) and `kubelet.exe` with the arguments k3s's GetArgs makes of
+//                   rke2's own (--container-runtime-endpoint=npipe:////./pipe/containerd-containerd,
+//                   --node-labels= the node-label items joined) and the kubelet-arg items (a plain
+//                   item replaces rke2's value, `name+=` comes after it, `name-=` before; names
+//                   sorted). Appends `start <kubelet's pid> <kubelet's command line>` to
+//                   rke2-starts.log next to rke2.exe (`error <why>` when a child cannot start,
+//                   service-specific exit code 2, or ends by itself: then the other is ended and
+//                   its exit code is the service's), is RUNNING once both run; STOP ends both and
+//                   waits for them.
 //   EKS-WindowsServiceHost.exe
 //                   as EKS's service host: its command line is `EKS-WindowsServiceHost.exe
 //                   <service> <program> <args...>`; starts the rest of that line, verbatim from
