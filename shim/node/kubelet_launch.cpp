@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 #include "shim/node/command_line.h"
 #include "shim/node/config_file_edit.h"
 #include "shim/node/kubelet_flags.h"
 #include "shim/node/rke2_config.h"
+#include "shim/node/text_encoding.h"
 
 namespace dxshim::node {
 namespace {
@@ -127,7 +129,7 @@ void FromNssm(NodeSystem& node, KubeletLaunch& launch) {
     launch.why_unknown = "NSSM runs PowerShell without a script file: " + args;
     return;
   }
-  launch.script_text = ReadText(node, launch.script, "the kubelet script");
+  launch.script_text = TextOf(ReadText(node, launch.script, "the kubelet script"));
   const std::string lower = Lower(launch.script_text);
   if (lower.find("kubeadm-flags.env") != std::string::npos) {
     launch.launcher = Launcher::kNssmKubeadmScript;

@@ -185,10 +185,16 @@ void AksShape(FakeNode& node) {
       "C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe", true};
   node.registry[FakeNode::RegistryName(kNssmKey, "AppParameters")] = {"c:\\k\\kubeletstart.ps1",
                                                                       true};
-  node.files["c:\\k\\kubeletstart.ps1"] =
-      "$KubeletArgList = $Global:ClusterConfiguration.Kubernetes.Kubelet.ConfigArgs\n"
-      "$KubeletArgList += "
-      "@(\"--container-runtime-endpoint=npipe://./pipe/containerd-containerd\")\n";
+  // UTF-16LE, as Windows PowerShell 5.1's Out-File writes a script.
+  std::string script = "\xFF\xFE";
+  for (const char ch : std::string(
+           "$KubeletArgList = $Global:ClusterConfiguration.Kubernetes.Kubelet.ConfigArgs\r\n"
+           "$KubeletArgList += @(\"--container-runtime-endpoint=npipe://./pipe/"
+           "containerd-containerd\")\r\n")) {
+    script += ch;
+    script += '\0';
+  }
+  node.files["c:\\k\\kubeletstart.ps1"] = script;
   node.AddService("kubelet", "c:\\k\\nssm.exe", {"containerd"});
   node.AddService("kubeproxy", "c:\\k\\nssm.exe", {"Kubelet"});  // AgentBaker kubeletfunc.ps1
 }

@@ -145,15 +145,15 @@ std::optional<std::string> ContainerdService::StartShim(const std::string& ns,
   const DWORD found = SearchPathW(nullptr, kShimBinary, nullptr, static_cast<DWORD>(binary.size()),
                                   binary.data(), nullptr);
   binary = found > 0 && found < MAX_PATH ? binary.substr(0, found) : folder_ + L"\\" + kShimBinary;
-  // hcsshim cmd/containerd-shim-runhcs-v1/start.go (04e241b1): the pipe its `start` serves the
-  // shim on, and the `serve` command line it runs, which the stand-in runs directly.
+  // hcsshim cmd/containerd-shim-runhcs-v1/start.go (04e241b1): `start` starts the serving shim
+  // on this pipe in a process of its own and exits (runtime/v2/shim.go: containerd waits for it).
   const std::string address =
       "\\\\.\\pipe\\ProtectedPrefix\\Administrators\\containerd-shim-" + ns + "-" + id + "-pipe";
-  const std::wstring command =
-      QuoteArgument(binary) + L" --namespace " + QuoteArgument(Widen(ns)) + L" --address " +
-      QuoteArgument(Widen(grpc_address_)) + L" --publish-binary " +
-      QuoteArgument(folder_ + L"\\containerd.exe") + L" --id " + QuoteArgument(Widen(id)) +
-      L" serve --socket " + QuoteArgument(Widen(address));
+  const std::wstring command = QuoteArgument(binary) + L" --namespace " + QuoteArgument(Widen(ns)) +
+                               L" --address " + QuoteArgument(Widen(grpc_address_)) +
+                               L" --publish-binary " +
+                               QuoteArgument(folder_ + L"\\containerd.exe") + L" --id " +
+                               QuoteArgument(Widen(id)) + L" start";
   // runtime/v2/shim/util.go Command (containerd v1.7.20): the shim's environment.
   std::wstring environment = EnvironmentWith({{L"GOMAXPROCS", L"2"},
                                               {L"MAX_SHIM_VERSION", L"2"},
@@ -173,8 +173,25 @@ std::optional<std::string> ContainerdService::StartShim(const std::string& ns,
     return std::nullopt;
   }
   CloseHandle(process.hThread);
+  DWORD code = 1;
+  const bool ended = WaitForSingleObject(process.hProcess, 30000) == WAIT_OBJECT_0 &&
+                     GetExitCodeProcess(process.hProcess, &code) && code == 0;
   CloseHandle(process.hProcess);
-  shim_pid = process.dwProcessId;
+  if (!ended) {
+    why = "shim " + Utf8FromWide(binary.c_str()) + " start failed (exit code " +
+          std::to_string(code) + ")";
+    return std::nullopt;
+  }
+  // The serving shim's process, named by its pipe (an identification-only handle).
+  const HANDLE pipe =
+      CreateFileW(Widen(address).c_str(), GENERIC_READ | GENERIC_WRITE, 0, nullptr, OPEN_EXISTING,
+                  SECURITY_SQOS_PRESENT | SECURITY_IDENTIFICATION, nullptr);
+  ULONG server = 0;
+  if (pipe != INVALID_HANDLE_VALUE) {
+    GetNamedPipeServerProcessId(pipe, &server);
+    CloseHandle(pipe);
+  }
+  shim_pid = server;
   return address;
 }
 

@@ -1,11 +1,15 @@
-// containerd-shim-runhcs-v1.exe: a task's shim, started by the containerd stand-in with the
-// command line hcsshim's `start` runs (`--namespace NS --address A --publish-binary B --id ID
-// serve --socket PIPE`) and containerd's environment. It reads TTRPC_ADDRESS once, at start
+// containerd-shim-runhcs-v1.exe: a task's shim, started by the containerd stand-in as hcsshim's
+// is: `--namespace NS --address A --publish-binary B --id ID start`, which starts the same
+// command line with `serve --socket PIPE` in a process of its own, waits until it serves PIPE,
+// prints PIPE and exits (hcsshim cmd/containerd-shim-runhcs-v1/start.go), so that the shim that
+// serves is nobody's child: NSSM's kill_process_tree, ending containerd's service, does not reach
+// it, and the containers outlive containerd's restarts. `serve` reads TTRPC_ADDRESS once, at start
 // (hcsshim v0.11.8 cmd/containerd-shim-runhcs-v1/serve.go), serves containerd.task.v2.Task on
 // PIPE over TTRPC, runs the task as a child (`--task ID`, which waits), and when that child ends
 // publishes /tasks/exit to the TTRPC_ADDRESS it read (event_publisher.h).
 #include <windows.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <ctime>
@@ -14,6 +18,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "devices/windows/wide_text.h"
 #include "tests/support/node_standin/command_line.h"
@@ -136,7 +141,55 @@ class Task : public std::enable_shared_from_this<Task> {
 
 }  // namespace
 
+namespace {
+
+// `start`: the serving shim started detached with the same environment, then PIPE printed once
+// it is served; 0, or 1 when it does not come up in 30 s.
+DWORD StartServing(const std::string& ns, const std::string& id) {
+  const std::string address =
+      "\\\\.\\pipe\\ProtectedPrefix\\Administrators\\containerd-shim-" + ns + "-" + id + "-pipe";
+  std::wstring command = GetCommandLineW();
+  const auto at = command.rfind(L" start");
+  if (at == std::wstring::npos) return 1;
+  command = command.substr(0, at) + L" serve --socket " + QuoteArgument(Widen(address));
+  STARTUPINFOW startup{};
+  startup.cb = sizeof(startup);
+  PROCESS_INFORMATION process{};
+  std::vector<wchar_t> line(command.begin(), command.end());
+  line.push_back(L'\0');
+  if (!CreateProcessW(nullptr, line.data(), nullptr, nullptr, FALSE,
+                      DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP, nullptr, nullptr, &startup,
+                      &process)) {
+    std::fprintf(stderr, "shim stand-in: cannot start its serving shim (error %lu)\n",
+                 GetLastError());
+    return 1;
+  }
+  CloseHandle(process.hThread);
+  CloseHandle(process.hProcess);
+  const std::wstring pipe = Widen(address);
+  for (int i = 0; i < 300; ++i) {
+    if (WaitNamedPipeW(pipe.c_str(), 1) || GetLastError() == ERROR_SEM_TIMEOUT) {
+      std::printf("%s\n", address.c_str());
+      return 0;
+    }
+    Sleep(100);
+  }
+  std::fprintf(stderr, "shim stand-in: its serving shim does not serve %s\n", address.c_str());
+  return 1;
+}
+
+}  // namespace
+
 DWORD Shim(const std::wstring&, const std::function<void()>& ready) {
+  {
+    const auto words = SplitCommandLine(GetCommandLineW());
+    const bool start = std::find(words.begin(), words.end(), L"start") != words.end() &&
+                       std::find(words.begin(), words.end(), L"serve") == words.end();
+    const auto id = FlagValue(words, {L"--id", L"-id"});
+    const auto ns = FlagValue(words, {L"--namespace", L"-namespace"});
+    if (start && id)
+      return StartServing(Utf8FromWide(ns.value_or(L"").c_str()), Utf8FromWide(id->c_str()));
+  }
   LogStart(L"shim.log");
   const std::wstring log = FolderOf(SelfPath()) + L"\\shim.log";
   // serve.go: os.Getenv(TTRPC_ADDRESS), once; the publisher keeps it for the shim's life.
@@ -151,11 +204,13 @@ DWORD Shim(const std::wstring&, const std::function<void()>& ready) {
   const std::string ns = value(L"namespace");
   const std::string id = value(L"id");
   const std::string socket = value(L"socket");
-  AppendLine(log, "ttrpc-address " + id + " " + Utf8FromWide(ttrpc_address.c_str()));
   bool serve = false;
   for (const auto& arg : args) serve = serve || arg == L"serve";
+  AppendLine(log, "ttrpc-address " + id + " " + Utf8FromWide(ttrpc_address.c_str()));
   if (!serve || id.empty()) {
-    std::fprintf(stderr, "shim stand-in: only `--id ID serve --socket PIPE` is played\n");
+    std::fprintf(
+        stderr,
+        "shim stand-in: only `--id ID start` and `--id ID serve --socket PIPE` are played\n");
     return 1;
   }
   if (socket.rfind("\\\\.\\pipe", 0) != 0) {  // serve.go
