@@ -1,6 +1,7 @@
 #include "shim/node/install_describe.h"
 
 #include <cstdio>
+#include <utility>
 
 namespace dxshim::node {
 namespace {
@@ -48,7 +49,12 @@ std::vector<std::string> DescribePlan(const InstallPlan& plan, const std::vector
     if (step.kind == Step::Kind::kStop) restarts += (restarts.empty() ? "" : ", ") + step.service;
   }
   if (!restarts.empty()) lines.push_back("will restart " + restarts + " only");
-  lines.push_back("steps, each journaled before and after it is applied:");
+  for (auto& line : DescribeSteps(steps)) lines.push_back(std::move(line));
+  return lines;
+}
+
+std::vector<std::string> DescribeSteps(const std::vector<Step>& steps) {
+  std::vector<std::string> lines{"steps, each journaled before and after it is applied:"};
   for (std::size_t i = 0; i < steps.size(); ++i) {
     lines.push_back("  " + std::to_string(i + 1) + ". " + steps[i].Describe());
   }

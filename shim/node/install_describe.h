@@ -17,6 +17,8 @@ namespace dxshim::node {
 
 std::vector<std::string> DescribeLaunch(const KubeletLaunch& launch);
 std::vector<std::string> DescribePlan(const InstallPlan& plan, const std::vector<Step>& steps);
+// The steps a procedure will take, numbered as an interrupted run names them.
+std::vector<std::string> DescribeSteps(const std::vector<Step>& steps);
 
 // "kubelet had no runtime for 1.234 s (...)" from the steps' times, or for an endpoint switch from
 // kubelet's stop to the first CRI call its new process made through dxshim (`proof`); nullopt

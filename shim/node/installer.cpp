@@ -288,6 +288,7 @@ int Uninstall(NodeSystem& node, DxshimProbe& probe, const UninstallOptions& o) {
   }
   SayAll(r.say, undo.notes);
   journal->procedure = Procedure{Procedure::Kind::kUninstall, {}, false, UndoSteps(undo.plan)};
+  SayAll(r.say, DescribeSteps(journal->procedure->steps));
   try {
     SaveJournal(node, o.record_path, *journal);
     Apply(r, *journal);

@@ -185,7 +185,8 @@ void AksShape(FakeNode& node) {
       "C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe", true};
   node.registry[FakeNode::RegistryName(kNssmKey, "AppParameters")] = {"c:\\k\\kubeletstart.ps1",
                                                                       true};
-  // UTF-16LE, as Windows PowerShell 5.1's Out-File writes a script.
+  // UTF-16LE: AgentBaker ships it ASCII, but a script saved again by Windows PowerShell 5.1's
+  // Out-File is UTF-16LE, and detection reads either.
   std::string script = "\xFF\xFE";
   for (const char ch : std::string(
            "$KubeletArgList = $Global:ClusterConfiguration.Kubernetes.Kubelet.ConfigArgs\r\n"

@@ -35,5 +35,19 @@ TEST(NodeInstallDescribe, DescribeSaysEveryChangeAndStepAndTheWindow) {
             "CRI call answered through \\\\.\\pipe\\containerd-containerd)");
 }
 
+TEST(NodeInstallDescribe, StepsAreNumberedFromOneAsAnInterruptedRunNamesThem) {
+  Step first;
+  first.kind = Step::Kind::kStop;
+  first.service = "containerd";
+  Step second;
+  second.kind = Step::Kind::kStart;
+  second.service = "containerd";
+  const auto lines = DescribeSteps({first, second});
+  ASSERT_EQ(lines.size(), 3u) << Joined(lines);
+  EXPECT_EQ(lines[0], "steps, each journaled before and after it is applied:");
+  EXPECT_EQ(lines[1], "  1. stop service containerd");
+  EXPECT_EQ(lines[2], "  2. start service containerd");
+}
+
 }  // namespace
 }  // namespace dxshim::node::test

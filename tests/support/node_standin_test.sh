@@ -9,7 +9,7 @@
 # second on one connection (the endpoint of its flag, else of its --config file), stops; an NSSM
 # kubelet service starts `"<Application>" <AppParameters>` at every start (the PowerShell stand-in
 # running sig-windows-tools' StartKubelet.ps1, which starts kubelet.exe with kubeadm's flags first,
-# or AKS's UTF-16 kubeletstart.ps1, whose run-process.cs starts kubelet.exe; a kubelet.exe
+# or AKS's kubeletstart.ps1, whose run-process.cs starts kubelet.exe; a kubelet.exe
 # Application directly), and ends it and its descendants on STOP; an rke2 service starts
 # containerd.exe and kubelet.exe from its folder, kubelet with its own arguments and the kubelet-arg
 # items of its config.yaml and config.yaml.d drop-ins, merged as k3s does (configfilearg, GetArgs);
@@ -345,7 +345,7 @@ reg_set kubelet AppParameters REG_EXPAND_SZ 'c:\k\kubeletstart.ps1'
 reg_set kubelet AppDirectory REG_EXPAND_SZ 'c:\k'
 sc start kubelet >/dev/null
 wait_healthz "$port3"
-check "AKS's kubeletstart.ps1 (UTF-16): kubelet.exe answers healthz on the port of its ConfigArgs" $? \
+check "AKS's kubeletstart.ps1: kubelet.exe answers healthz on the port of its ConfigArgs" $? \
   "$(sc query kubelet)$(tail -n 1 "$c/k/nssm-starts.log")"
 expected="\"c:\\k\\kubelet.exe\" --healthz-port=$port3 --node-labels=kubernetes.azure.com/role=agent,agentpool=win --volume-plugin-dir=c:\\k\\volumeplugins --windows-priorityclass=ABOVE_NORMAL_PRIORITY_CLASS --container-runtime-endpoint=npipe://./pipe/containerd-containerd"
 line=$(tail -n 1 "$c/k/starts.log")

@@ -159,17 +159,18 @@ EOF
 # AgentBaker's run-process.cs: only what Add-Type's stub checks (the stand-in cannot compile C#).
 write_run_process_cs() {
   cat >"$1" <<'EOF'
-// Azure/AgentBaker parts/windows/run-process.cs @06836ee: namespace RunProcess, class exec,
+// Azure/AgentBaker staging/cse/windows/provisioningscripts/run-process.cs @06836ee: namespace RunProcess, class exec,
 // RunProcess(executable, args, priorityClass) (its body left out: a stand-in does not compile it).
 namespace RunProcess { public static class exec { public static int RunProcess() { return 0; } } }
 EOF
 }
 
-# AgentBaker's kubeletstart.ps1, UTF-16LE as PowerShell 5 writes files.
+# AgentBaker's kubeletstart.ps1, ASCII as the repository holds it (the CSE moves it from its
+# scripts archive into c:\k unchanged).
 write_aks_kubeletstart() {
-  { printf '\xff\xfe'; iconv -f UTF-8 -t UTF-16LE <<'EOF'
-# Azure/AgentBaker parts/windows/kubeletstart.ps1 @06836ee; left out: the globals it does not use
-# here, the secure TLS bootstrapping block (Enabled is false) and its WinCNI argument string.
+  cat >"$1" <<'EOF'
+# Azure/AgentBaker staging/cse/windows/provisioningscripts/kubeletstart.ps1 @06836ee; left out:
+# the globals it does not use here, the secure TLS bootstrapping block (Enabled is false) and its WinCNI argument string.
 $Global:ClusterConfiguration = ConvertFrom-Json ((Get-Content "c:\k\kubeclusterconfig.json" -ErrorAction Stop) | out-string)
 
 $global:KubeBinariesVersion = $Global:ClusterConfiguration.Kubernetes.Source.Release
@@ -233,12 +234,11 @@ $exe = "$global:KubeDir\kubelet.exe"
 $args = ($KubeletArgList -join " ")
 [RunProcess.exec]::RunProcess($exe, $args, [System.Diagnostics.ProcessPriorityClass]::AboveNormal)
 EOF
-  } >"$1"
 }
 
 write_aks_cleanupnetwork() {
   cat >"$1" <<'EOF'
-# Azure/AgentBaker parts/windows/cleanupnetwork.ps1 @06836ee; left out: the IsSkipCleanupNetwork
+# Azure/AgentBaker staging/cse/windows/provisioningscripts/cleanupnetwork.ps1 @06836ee; left out: the IsSkipCleanupNetwork
 # branch's HNS port pool wait (Invoke-HnsRequest) and the 10 s sleep after removing the network.
 $Global:ClusterConfiguration = ConvertFrom-Json ((Get-Content "c:\k\kubeclusterconfig.json" -ErrorAction Stop) | out-string)
 
@@ -301,7 +301,7 @@ EOF
 
 write_aks_windowsnodereset() {
   cat >"$1" <<'EOF'
-# Azure/AgentBaker parts/windows/windowsnodereset.ps1 @06836ee; left out: the HNS remediator's
+# Azure/AgentBaker staging/cse/windows/provisioningscripts/windowsnodereset.ps1 @06836ee; left out: the HNS remediator's
 # scheduled task (IntervalInMinutes is 0, Get-ScheduledTask finds none under wine), csi-proxy and
 # hosts-config-agent (disabled) and the dual-stack HNS restart.
 $global:LogPath = "c:\k\windowsnodereset.log"
