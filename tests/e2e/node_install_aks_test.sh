@@ -24,16 +24,8 @@ source "$(dirname "$0")/../support/aks_fixtures.sh"
 cd_dir="$c/Program Files/containerd"
 shim_log=$(host_path 'C:\Windows\System32\shim.log')
 kubelet_starts() { lines "$c/k/starts.log"; }
-kubelet_pid() { sed -n 's/^start \([0-9]*\) .*/\1/p' "$c/k/starts.log" 2>/dev/null | tail -n 1; }
-# The kubelet.exe started last made CRI calls straight to containerd.
-kubelet_calls_containerd() {
-  local pid
-  pid=$(kubelet_pid)
-  [ -n "$pid" ] && grep -q "^call $pid /runtime.v1.RuntimeService/Version" "$cd_dir/calls.log" 2>/dev/null
-}
 restarted() { [ "$(kubelet_starts)" -gt "$1" ]; }
 exited() { grep -qx "event /tasks/exit $1" "$cd_dir/events.log" 2>/dev/null; }
-task_running() { ctr -n k8s.io c ls -q | grep -qx "$1"; }
 removed() { exited "$1" && ! task_running "$1"; }
 
 for version in 1 3; do
@@ -41,7 +33,7 @@ for version in 1 3; do
   aks_node "$version"
   reboot "$aks_services" "${aks_boot_task[@]}"
   check "v$version: the boot task starts containerd and kubelet, whose kubelet.exe calls containerd" \
-    "$(wait_for 30 kubelet_calls_containerd; echo $?)" \
+    "$(wait_for 30 aks_kubelet_calls_containerd; echo $?)" \
     "$(tail -n 5 "$c/k/starts.log" 2>/dev/null)$(tail -n 5 "$cd_dir/calls.log" 2>/dev/null)"
   ctr -n k8s.io run --detach mcr.microsoft.com/pause early >/dev/null
   ctr -n k8s.io run --detach mcr.microsoft.com/pause kept >/dev/null
@@ -112,7 +104,7 @@ for version in 1 3; do
     "$(differences "$work/aks-$version-before" "$work/aks-$version-after")"
   reboot "$aks_services" "${aks_boot_task[@]}"
   check "v$version: after a reboot kubelet calls containerd directly again" \
-    "$(wait_for 30 kubelet_calls_containerd; echo $?)"
+    "$(wait_for 30 aks_kubelet_calls_containerd; echo $?)"
   stop_services $aks_services
   for name in Kubeproxy Kubelet containerd; do W sc.exe delete "$name" >/dev/null; done
   W reg.exe delete "$services_key\\Kubelet" /f >/dev/null

@@ -165,6 +165,7 @@ uninstall() {
 doctor() { W "$exe" doctor --config 'C:\ProgramData\dxshim\dxshim.yaml' "$@"; }
 powershell() { W 'C:\Windows\System32\WindowsPowerShell\v1.0\powershell.exe' "$@"; }
 ctr() { W 'C:\Windows\System32\ctr.exe' "$@"; }
+task_running() { ctr -n k8s.io c ls -q | grep -qx "$1"; }  # task_running ID: a k8s.io container
 wait_for() {  # wait_for SECONDS COMMAND...: until COMMAND succeeds, every half second
   local deadline=$((SECONDS + $1))
   shift
