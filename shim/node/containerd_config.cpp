@@ -98,11 +98,13 @@ Found Find(std::string_view toml, ContainerdServer server) {
       continue;
     }
     // The table written as a key of a parent table: grpc.address = ..., grpc = {...}.
-    FailTomlAt(toml, kKind, entry.key_begin,
-               full.size() > found.table.size()
-                   ? dotted + " is set by a dotted key; dxshim edits a " + name + " table only"
-                   : dotted + " is set as a value (an inline table?); dxshim edits a " + name +
-                         " table only");
+    std::string why = dotted;
+    why += full.size() > found.table.size() ? " is set by a dotted key"
+                                            : " is set as a value (an inline table?)";
+    why += "; dxshim edits a ";
+    why += name;
+    why += " table only";
+    FailTomlAt(toml, kKind, entry.key_begin, why);
   }
   return found;
 }

@@ -46,11 +46,13 @@ std::vector<InstallFinding> Ttrpc(NodeSystem& node, const InstallJournal& j) {
       }
       const std::string ttrpc = ServedPipes(*now).ttrpc;
       if (Lower(ttrpc) != Lower(kept)) {
-        return {{Level::kFailed,
-                 "containerd's TTRPC pipe moved from " + kept + " to " + ttrpc +
-                     ": the shims started before publish their events (a task's exit among "
-                     "them) to " +
-                     kept + ", which containerd no longer serves",
+        std::string what = "containerd's TTRPC pipe moved from " + kept;
+        what += " to ";
+        what += ttrpc;
+        what += ": the shims started before publish their events (a task's exit among them) to ";
+        what += kept;
+        what += ", which containerd no longer serves";
+        return {{Level::kFailed, what,
                  "set [ttrpc] address back to " + kept + " in " + c.target +
                      " and restart containerd, or run `dxshim install` again"}};
       }

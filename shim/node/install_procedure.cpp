@@ -52,7 +52,7 @@ std::vector<std::string> Without(std::vector<std::string> list,
 // write is planned only where the value changes; `steps` gets the first, the caller the second.
 class KubeletDependencies {
  public:
-  KubeletDependencies(std::string service, std::vector<std::string> now, std::string after,
+  KubeletDependencies(std::string service, const std::vector<std::string>& now, std::string after,
                       std::string why)
       : service_(std::move(service)),
         now_(JoinDependencies(now)),

@@ -166,7 +166,7 @@ std::optional<int> PlanPhase(Run& r, const InstallOptions& o,
 
 // journal: the record so far, with this install's steps, saved before any is applied.
 InstallJournal JournalPhase(const KubeletLaunch& launch, const InstallPlan& plan,
-                            std::optional<InstallJournal> journal) {
+                            const std::optional<InstallJournal>& journal) {
   InstallJournal j = journal.value_or(InstallJournal{});
   const std::string mode(InstallModeName(plan.mode));
   if (!journal) {

@@ -170,9 +170,10 @@ std::vector<Rke2ConfigFile> Rke2Files(NodeSystem& node, const std::string& confi
   const std::string folder = config + ".d";
   for (const auto& name : node.ListFiles(folder)) {
     if (!EndsWith(name, ".yaml") && !EndsWith(name, ".yml")) continue;
-    if (auto text = node.ReadFile(folder + "\\" + name)) {
-      files.push_back({folder + "\\" + name, std::move(*text)});
-    }
+    std::string path = folder;
+    path += '\\';
+    path += name;
+    if (auto text = node.ReadFile(path)) files.push_back({std::move(path), std::move(*text)});
   }
   return files;
 }
@@ -236,7 +237,11 @@ void FromConfigFiles(NodeSystem& node, KubeletLaunch& launch) {
   if (launch.config_dir) {
     const std::string dir = NodePath(node, *launch.config_dir);
     for (const auto& name : node.ListFiles(dir)) {
-      if (EndsWith(name, ".conf")) consider(dir + "\\" + name, SettingPlace::kConfigDropIn);
+      if (!EndsWith(name, ".conf")) continue;
+      std::string path = dir;
+      path += '\\';
+      path += name;
+      consider(path, SettingPlace::kConfigDropIn);
     }
   }
 }
