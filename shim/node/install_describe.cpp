@@ -87,7 +87,7 @@ std::optional<std::string> DescribeWindow(const std::vector<Step>& steps,
   }
   if (!first) return std::nullopt;
   return "kubelet had no runtime for " + Seconds(*first - opening->begun_unix_ms) + " (" + from +
-         " to its new process's first CRI call through dxshim)";
+         " to kubelet's new process's first CRI call through dxshim)";
 }
 
 std::string LabelCommand(const std::string& node_name, const std::vector<std::string>& labels) {
@@ -112,7 +112,8 @@ std::optional<std::string> BootstrapSetting(const KubeletLaunch& launch,
              "RestartKubelet.ps1 rebuilds the service from kubeadm-flags.env, "
              "nodeRegistration.criSocket: " +
              endpoint +
-             " and RestartKubelet.ps1 after kubeadm join; on EKS, "
+             " and RestartKubelet.ps1 after kubeadm join, then sc.exe config kubelet depend= "
+             "containerd/dxshim (RestartKubelet.ps1 makes it depend on containerd alone); on EKS, "
              "Start-EKSBootstrap.ps1 -KubeletExtraArgs \"" +
              flag + "\"";
     case Launcher::kNssmKubelet:

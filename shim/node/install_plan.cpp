@@ -13,9 +13,8 @@ namespace dxshim::node {
 namespace {
 
 // containerd's default configuration file on Windows (`containerd --help`: --config defaults to
-// %ProgramFiles%\containerd\config.toml) and its default pipe.
+// %ProgramFiles%\containerd\config.toml).
 constexpr char kContainerdConfig[] = "C:\\Program Files\\containerd\\config.toml";
-constexpr char kContainerdPipe[] = "\\\\.\\pipe\\containerd-containerd";
 
 // The changes being planned; a second edit of the same target builds on the first.
 class Draft {
@@ -133,7 +132,20 @@ void PlanEndpoint(NodeSystem& node, Draft& draft, const KubeletLaunch& launch,
     SetLauncherFlag(draft, launch, "container-runtime-endpoint", options.dxshim_endpoint, why);
   }
   // A service rebuilt from kubeadm's flags file (image-builder's RestartKubelet.ps1, after each
-  // join) would take containerd's endpoint back from it: that file gets the same value.
+  // join) would take containerd's endpoint back from it, or, with no endpoint there (kubeadm 1.34
+  // and later), from kubelet's configuration: each that names one gets the same value.
+  if (launch.launcher == Launcher::kNativeService &&
+      endpoint.place == SettingPlace::kServiceCommandLine && launch.config_endpoint &&
+      launch.config_endpoint->value != options.dxshim_endpoint) {
+    draft.Edit(NodeChange::Kind::kFile, launch.config_endpoint->path, "", why,
+               [&](const std::string& text) {
+                 return SetTopLevelString(text, "containerRuntimeEndpoint",
+                                          options.dxshim_endpoint);
+               });
+    plan.notes.push_back(launch.config_endpoint->path +
+                         " gets the same endpoint: a kubelet started again without the flag "
+                         "(a service rebuilt by image-builder's RestartKubelet.ps1) keeps dxshim");
+  }
   if (launch.launcher == Launcher::kNativeService) {
     const std::string flags_file = NodePath(node, kKubeadmFlagsPath);
     const auto text = node.ReadFile(flags_file);

@@ -48,8 +48,27 @@ FlagSet ReadFlags(const std::vector<Word>& words, std::size_t first) {
   return flags;
 }
 
-// `--name=value` written literally in a script: the value up to whitespace or a quote; nullopt
-// when absent or computed by the script ($...).
+// PowerShell's $env:NAME in a value (a double-quoted string expands it: image-builder's
+// StartKubelet.ps1 writes "--config=$env:SYSTEMDRIVE/var/lib/kubelet/config.yaml") as %NAME%,
+// which the node expands (NodePath).
+std::string EnvironmentAsPercent(std::string value) {
+  for (auto at = Lower(value).find("$env:"); at != std::string::npos;
+       at = Lower(value).find("$env:", at)) {
+    std::size_t end = at + 5;
+    while (end < value.size() &&
+           (std::isalnum(static_cast<unsigned char>(value[end])) || value[end] == '_')) {
+      ++end;
+    }
+    if (end == at + 5) return value;  // not a variable's name: left for the caller to refuse
+    const std::string name = value.substr(at + 5, end - at - 5);
+    value.replace(at, end - at, "%" + name + "%");
+    at += name.size() + 2;
+  }
+  return value;
+}
+
+// `--name=value` written literally in a script: the value up to whitespace or a quote, its
+// $env:NAME as %NAME%; nullopt when absent or computed by the script (any other $...).
 std::optional<std::string> ScriptFlag(std::string_view script, std::string_view name) {
   const std::string needle = "--" + std::string(name) + "=";
   const auto at = Lower(script).find(Lower(needle));
@@ -59,7 +78,8 @@ std::optional<std::string> ScriptFlag(std::string_view script, std::string_view 
          script[end] != '"' && script[end] != '\'' && script[end] != '`') {
     ++end;
   }
-  std::string value(script.substr(at + needle.size(), end - at - needle.size()));
+  std::string value = EnvironmentAsPercent(
+      std::string(script.substr(at + needle.size(), end - at - needle.size())));
   if (value.empty() || value.find('$') != std::string::npos) return std::nullopt;
   return value;
 }
@@ -220,10 +240,9 @@ void FromConfigFiles(NodeSystem& node, KubeletLaunch& launch) {
     const auto text = node.ReadFile(path);
     if (!text) throw NodeError("kubelet's config file " + path + " does not exist");
     try {
-      if (!endpoint_from_flag) {
-        if (auto value = ReadTopLevelString(*text, "containerRuntimeEndpoint")) {
-          launch.runtime_endpoint = {*value, place, path};
-        }
+      if (auto value = ReadTopLevelString(*text, "containerRuntimeEndpoint")) {
+        launch.config_endpoint = Setting{*value, place, path};
+        if (!endpoint_from_flag) launch.runtime_endpoint = *launch.config_endpoint;
       }
     } catch (const NodeError&) {
       throw;

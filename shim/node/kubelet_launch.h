@@ -72,6 +72,9 @@ struct KubeletLaunch {
   std::string containerd_service;  // the service that runs containerd ("containerd" or "rke2")
 
   Setting runtime_endpoint;
+  // The endpoint kubelet's --config file and drop-ins give, flag or not: what a kubelet started
+  // again without the flag would use (kubeadm 1.34 and later write it there: NodeLocalCRISocket).
+  std::optional<Setting> config_endpoint;
   std::optional<Setting> hostname_override;
   std::optional<Setting> node_labels;  // --node-labels, where the launcher keeps kubelet's flags
 };

@@ -105,6 +105,25 @@ std::optional<std::string> FlagsPutBack(const Target& t, const std::string& now)
   return out == now ? std::nullopt : std::optional(out);
 }
 
+// Whether `now` no longer has any of the kubelet flags install set there (a command line made
+// again without them, as image-builder's RestartKubelet.ps1 makes kubelet's service from
+// kubeadm-flags.env): nothing of dxshim's is left in it to put back.
+bool HoldsNoFlagSet(const Target& t, const std::string& now) {
+  if (!t.original.before) return false;
+  const auto before = FlagsIn(t.original, *t.original.before);
+  const auto after = FlagsIn(t.original, t.written.back());
+  const auto current = FlagsIn(t.original, now);
+  if (!before || !after || !current) return false;
+  bool set_any = false;
+  for (const char* name : {"container-runtime-endpoint", "node-labels"}) {
+    const auto set = FlagOf(*after, name);
+    if (!set || FlagOf(*before, name) == set) continue;
+    if (FlagOf(*current, name)) return false;
+    set_any = true;
+  }
+  return set_any;
+}
+
 Step Restore(const NodeChange& original, const std::optional<std::string>& now,
              const std::optional<std::string>& value) {
   Step step;
@@ -143,6 +162,12 @@ void Resolve(NodeSystem& node, const Target& t, const std::string& dxshim, Undo&
                          " changed since install: only the kubelet flags dxshim set are "
                          "put back, the rest is left as it is now");
     undo.plan.writes.push_back(Restore(t.original, now, *put_back));
+    return;
+  }
+  if (HoldsNoFlagSet(t, *now)) {
+    undo.notes.push_back(what +
+                         " changed since install and no longer has the kubelet flags dxshim set: "
+                         "left as it is now");
     return;
   }
   undo.refusals.push_back(what + " changed since install (by hand or by the distribution)");

@@ -21,11 +21,7 @@ set -uo pipefail
 source "$(dirname "$0")/../support/wine_test_env.sh"
 source "$(dirname "$0")/../support/node_fixtures.sh" "$@"
 source "$(dirname "$0")/../support/aks_fixtures.sh"
-cd_dir="$c/Program Files/containerd"
 shim_log=$(host_path 'C:\Windows\System32\shim.log')
-kubelet_starts() { lines "$c/k/starts.log"; }
-restarted() { [ "$(kubelet_starts)" -gt "$1" ]; }
-exited() { grep -qx "event /tasks/exit $1" "$cd_dir/events.log" 2>/dev/null; }
 removed() { exited "$1" && ! task_running "$1"; }
 
 for version in 1 3; do
@@ -33,7 +29,7 @@ for version in 1 3; do
   aks_node "$version"
   reboot "$aks_services" "${aks_boot_task[@]}"
   check "v$version: the boot task starts containerd and kubelet, whose kubelet.exe calls containerd" \
-    "$(wait_for 30 aks_kubelet_calls_containerd; echo $?)" \
+    "$(wait_for 30 kubelet_calls_containerd; echo $?)" \
     "$(tail -n 5 "$c/k/starts.log" 2>/dev/null)$(tail -n 5 "$cd_dir/calls.log" 2>/dev/null)"
   ctr -n k8s.io run --detach mcr.microsoft.com/pause early >/dev/null
   ctr -n k8s.io run --detach mcr.microsoft.com/pause kept >/dev/null
@@ -44,12 +40,7 @@ for version in 1 3; do
   containerd_before=$(lines "$cd_dir/starts.log")
   snapshot "$work/aks-$version-before" containerd Kubelet Kubeproxy
 
-  install
-  check "v$version: install takes over and proves kubelet calls dxshim" "$code" "$(dump)"
-  window_seen=$(window)
-  echo "v$version: kubelet had no runtime for $window_seen"
-  check "v$version: install says how long kubelet had no runtime (containerd's restart)" \
-    "$(grep -q 'from the stop of service containerd to the first CRI call answered through' <<<"$window_seen"; echo $?)" "$(dump)"
+  install_proves "v$version: " 'service containerd to the first CRI call answered through \\.\pipe\containerd-containerd'
   toml=$(cat "$cd_dir/config.toml")
   if [ "$version" = 1 ]; then
     moved='address = "\\\\.\\pipe\\containerd-behind-dxshim"'
@@ -104,7 +95,7 @@ for version in 1 3; do
     "$(differences "$work/aks-$version-before" "$work/aks-$version-after")"
   reboot "$aks_services" "${aks_boot_task[@]}"
   check "v$version: after a reboot kubelet calls containerd directly again" \
-    "$(wait_for 30 aks_kubelet_calls_containerd; echo $?)"
+    "$(wait_for 30 kubelet_calls_containerd; echo $?)"
   stop_services $aks_services
   for name in Kubeproxy Kubelet containerd; do W sc.exe delete "$name" >/dev/null; done
   W reg.exe delete "$services_key\\Kubelet" /f >/dev/null

@@ -23,7 +23,6 @@ set -uo pipefail
 source "$(dirname "$0")/../support/wine_test_env.sh"
 source "$(dirname "$0")/../support/node_fixtures.sh" "$@"
 source "$(dirname "$0")/../support/aks_fixtures.sh"
-cd_dir="$c/Program Files/containerd"
 # The steps a run printed: "  N. what" after "steps, each journaled before and after it is applied:".
 step_count() { sed -n '/^steps, each journaled/,$ s/^  \([0-9]*\)\. .*/\1/p' <<<"$out" | tail -n 1; }
 # The node now, compared with a reference snapshot; the journal itself (install-record.json, with
@@ -42,7 +41,7 @@ interrupted() {  # interrupted STEP install|uninstall
 aks_node 3
 reboot "$aks_services" "${aks_boot_task[@]}"
 check "the boot task starts containerd and kubelet, whose kubelet.exe calls containerd" \
-  "$(wait_for 30 aks_kubelet_calls_containerd; echo $?)"
+  "$(wait_for 30 kubelet_calls_containerd; echo $?)"
 ctr -n k8s.io run --detach mcr.microsoft.com/pause kept >/dev/null
 snapshot "$work/before" containerd Kubelet Kubeproxy
 
@@ -94,7 +93,7 @@ for step in $(seq 1 "${uninstall_steps:-0}"); do
 done
 
 check "the task started before the first install runs on" "$(task_running kept; echo $?)"
-check "kubelet calls containerd directly at the end" "$(wait_for 60 aks_kubelet_calls_containerd; echo $?)" \
+check "kubelet calls containerd directly at the end" "$(wait_for 60 kubelet_calls_containerd; echo $?)" \
   "$(tail -n 5 "$c/k/starts.log")"
 echo "$passes passed, $failures failed"
 [ "$failures" = 0 ]

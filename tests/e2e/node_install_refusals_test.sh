@@ -18,16 +18,15 @@ set -uo pipefail
 source "$(dirname "$0")/../support/wine_test_env.sh"
 source "$(dirname "$0")/../support/node_fixtures.sh" "$@"
 source "$(dirname "$0")/../support/aks_fixtures.sh"
-cd_dir="$c/Program Files/containerd"
 node_now() { snapshot "$work/now" containerd Kubelet Kubeproxy; }
 no_dxshim_service() { [ -z "$(reg_value "$services_key\\dxshim" ImagePath)" ]; }
 
 aks_node 3
 reboot "$aks_services" "${aks_boot_task[@]}"
 check "the boot task starts kubelet, whose kubelet.exe calls containerd" \
-  "$(wait_for 30 aks_kubelet_calls_containerd; echo $?)"
+  "$(wait_for 30 kubelet_calls_containerd; echo $?)"
 snapshot "$work/before" containerd Kubelet Kubeproxy
-kubelet_starts=$(lines "$c/k/starts.log")
+starts_before=$(kubelet_starts)
 
 # A kubelet.exe started by hand on containerd's moved pipe: after the takeover it reaches
 # containerd without dxshim, so dxshim cannot name it among its callers.
@@ -48,7 +47,7 @@ check "and everything was rolled back byte for byte, the dxshim service gone" \
   "$(differences "$work/before" "$work/now")"
 W taskkill.exe /f /im kubelet.exe >/dev/null
 powershell -Command 'Restart-Service kubelet -Force' >/dev/null
-check "kubelet calls containerd directly again" "$(wait_for 60 aks_kubelet_calls_containerd; echo $?)"
+check "kubelet calls containerd directly again" "$(wait_for 60 kubelet_calls_containerd; echo $?)"
 
 install --service-only
 node_now
@@ -62,15 +61,15 @@ check "install" "$code" "$(dump)"
 dxshim_pid() { sed -n 's/^proof: .*, served by the dxshim service (pid \([0-9]*\))$/\1/p' <<<"$out"; }
 pid_before=$(dxshim_pid)
 containerd_starts=$(lines "$cd_dir/starts.log")
-kubelet_starts=$(lines "$c/k/starts.log")
+starts_before=$(kubelet_starts)
 install --restart-service
 check "--restart-service restarts dxshim alone and proves again" \
   "$([ "$code" = 0 ] && [ -n "$pid_before" ] && [ -n "$(dxshim_pid)" ] && [ "$(dxshim_pid)" != "$pid_before" ] &&
      [ "$(lines "$cd_dir/starts.log")" = "$containerd_starts" ] &&
-     [ "$(lines "$c/k/starts.log")" = "$kubelet_starts" ] &&
+     [ "$(kubelet_starts)" = "$starts_before" ] &&
      grep -q "^proof: kubelet.exe" <<<"$out"; echo $?)" \
   "$(dump)
-dxshim pid $pid_before -> $(dxshim_pid); containerd starts $containerd_starts -> $(lines "$cd_dir/starts.log"); kubelet starts $kubelet_starts -> $(lines "$c/k/starts.log")"
+dxshim pid $pid_before -> $(dxshim_pid); containerd starts $containerd_starts -> $(lines "$cd_dir/starts.log"); kubelet starts $starts_before -> $(kubelet_starts)"
 check "and says how long kubelet had no runtime: dxshim's restart" \
   "$(grep -q "^kubelet had no runtime for [0-9.]* s (from the stop of service dxshim to the first CRI call answered through" <<<"$out"; echo $?)" \
   "$(dump)"

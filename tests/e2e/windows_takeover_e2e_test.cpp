@@ -8,9 +8,9 @@
 //     --\\.\pipe\containerd-containerd--> dxshim.exe --tcp://--> containerd
 // containerd cannot run under wine, so its moved pipe is stood in for by a loopback TCP port
 // forwarded to its unix socket (socat): like the pipe, and unlike containerd's own TCP endpoint
-// (which serves CRI only), it serves every service. node_install_test.sh checks that install writes
-// the moved pipe into containerd's config.toml and dxshim's listen/runtime, on wine's real service
-// manager.
+// (which serves CRI only), it serves every service. node_install_aks_test.sh checks that install
+// writes the moved pipe into containerd's config.toml and dxshim's listen/runtime, on wine's real
+// service manager.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>

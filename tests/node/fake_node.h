@@ -166,7 +166,9 @@ class FakeNode : public NodeSystem {
                                             {"%ProgramFiles%", "C:\\Program Files"},
                                             {"%SystemRoot%", "C:\\Windows"},
                                             {"%COMPUTERNAME%", "WIN-NODE-7"}}) {
-      for (auto at = out.find(name); at != std::string::npos; at = out.find(name)) {
+      // Names are matched regardless of case, as ExpandEnvironmentStrings does.
+      for (auto at = Lower(out).find(Lower(name)); at != std::string::npos;
+           at = Lower(out).find(Lower(name))) {
         out.replace(at, name.size(), value);
       }
     }

@@ -26,5 +26,41 @@ TEST(NodeInstallPlan, PlanTakesOverAksWithTtrpcPinnedAndADxshimThatWaitsForNoOne
   EXPECT_TRUE(plan.RestartsLauncher());
 }
 
+// image-builder @ae63061 templates/StartKubelet.ps1 names kubelet's config file with
+// $env:SYSTEMDRIVE; kubeadm 1.34 and later write the endpoint there, not into kubeadm-flags.env.
+TEST(NodeInstallPlan, ImageBuilderScriptsConfigFileHoldsTheEndpointOfKubeadm136) {
+  FakeNode node;
+  BaseNode(node);
+  node.registry[FakeNode::RegistryName(kNssmKey, "Application")] = {
+      "%SystemRoot%\\System32\\WindowsPowerShell\\v1.0\\powershell.exe", true};
+  node.registry[FakeNode::RegistryName(kNssmKey, "AppParameters")] = {
+      "-ExecutionPolicy Bypass -NoProfile C:\\k\\StartKubelet.ps1", true};
+  node.files["C:\\k\\StartKubelet.ps1"] =
+      "$FileContent = Get-Content -Path \"/var/lib/kubelet/kubeadm-flags.env\" -Raw\r\n"
+      "$argList = @(\r\n"
+      "    \"--cert-dir=$env:SYSTEMDRIVE/var/lib/kubelet/pki\",\r\n"
+      "    \"--config=$env:SYSTEMDRIVE/var/lib/kubelet/config.yaml\",\r\n"
+      "    \"--hostname-override=$(hostname)\",\r\n"
+      "    '--resolv-conf=\"\"'\r\n)\r\n";
+  node.files[kFlagsFile] = "KUBELET_KUBEADM_ARGS=\"--cloud-provider=external --v=2\"\n";
+  node.files["C:\\var\\lib\\kubelet\\config.yaml"] =
+      "kind: KubeletConfiguration\ncontainerRuntimeEndpoint: "
+      "npipe:////./pipe/containerd-containerd\n";
+  node.AddService("kubelet", "\"c:\\k\\nssm.exe\"", {"containerd"});
+  const auto launch = FindKubeletLaunch(node);
+  EXPECT_EQ(launch.launcher, Launcher::kNssmKubeadmScript);
+  EXPECT_EQ(launch.runtime_endpoint.value, "npipe:////./pipe/containerd-containerd");
+  EXPECT_EQ(launch.runtime_endpoint.place, SettingPlace::kConfigFile);
+  EXPECT_FALSE(launch.hostname_override);  // $(hostname): computed by the script
+  auto options = Options().plan;
+  options.node_labels.clear();
+  const InstallPlan plan = PlanInstall(node, launch, InstallMode::kEndpoint, options);
+  ASSERT_EQ(plan.changes.size(), 2U);
+  EXPECT_EQ(plan.changes[0].target, "C:\\var\\lib\\kubelet\\config.yaml");
+  EXPECT_EQ(plan.changes[0].after,
+            "kind: KubeletConfiguration\ncontainerRuntimeEndpoint: npipe://./pipe/dxshim\n");
+  EXPECT_EQ(plan.kubelet_pipe_before, "\\\\.\\pipe\\containerd-containerd");
+}
+
 }  // namespace
 }  // namespace dxshim::node::test

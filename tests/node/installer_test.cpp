@@ -266,6 +266,46 @@ TEST(NodeInstall, AServiceRebuiltByRestartKubeletIsStillUninstalled) {
   EXPECT_FALSE(node.services.count("dxshim"));
 }
 
+// The same with kubeadm 1.34 and later (NodeLocalCRISocket): the endpoint is in config.yaml, not
+// in kubeadm-flags.env, so the rebuilt command line has no endpoint flag at all. Install gave
+// config.yaml dxshim's endpoint too, so the rebuilt kubelet stays on dxshim; nothing of dxshim's
+// is left in the command line: uninstall leaves it as it is instead of refusing, and puts
+// config.yaml back.
+TEST(NodeInstall, AServiceRebuiltWithoutTheEndpointFlagIsLeftAsItIs) {
+  FakeNode node;
+  BaseNode(node);
+  CapzNativeShape(node);
+  const std::string flags = "KUBELET_KUBEADM_ARGS=\"--cloud-provider=external --v=2\"\n";
+  node.files[kFlagsFile] = flags;
+  node.files["C:\\var\\lib\\kubelet\\config.yaml"] =
+      "kind: KubeletConfiguration\ncontainerRuntimeEndpoint: "
+      "npipe:////./pipe/containerd-containerd\n";
+  FakeProbe probe(node);
+  std::vector<std::string> said;
+  auto o = Options(&said);
+  o.plan.node_labels.clear();
+  ASSERT_EQ(Install(node, probe, o), kInstalled) << Joined(said);
+  EXPECT_EQ(node.files[kFlagsFile], flags);
+  EXPECT_EQ(node.files["C:\\var\\lib\\kubelet\\config.yaml"],
+            "kind: KubeletConfiguration\ncontainerRuntimeEndpoint: npipe://./pipe/dxshim\n");
+  const std::string rebuilt =
+      "\"C:\\k\\kube-log-runner.exe\" --log-file=/var/log/kubelet/kubelet.err.log "
+      "C:\\k\\kubelet.exe --config=C:/var/lib/kubelet/config.yaml --windows-service "
+      "--cloud-provider=external --v=2";
+  node.service("kubelet").state.command_line = rebuilt;
+  node.service("kubelet").state.dependencies = {"containerd"};
+  said.clear();
+  ASSERT_EQ(Uninstall(node, probe, Undo(&said)), kInstalled) << Joined(said);
+  EXPECT_EQ(node.service("kubelet").state.command_line, rebuilt);
+  EXPECT_EQ(node.service("kubelet").state.dependencies, (std::vector<std::string>{"containerd"}));
+  EXPECT_TRUE(Has(said, "no longer has the kubelet flags dxshim set: left as it is now"))
+      << Joined(said);
+  EXPECT_EQ(node.files["C:\\var\\lib\\kubelet\\config.yaml"],
+            "kind: KubeletConfiguration\ncontainerRuntimeEndpoint: "
+            "npipe:////./pipe/containerd-containerd\n");
+  EXPECT_FALSE(node.services.count("dxshim"));
+}
+
 // A journal a local user planted (any user may create files under %ProgramData% before dxshim's
 // folder exists) would make uninstall write files as SYSTEM: it is refused, nothing changes.
 TEST(NodeInstall, AJournalNotOwnedByAdministratorsIsRefused) {

@@ -258,11 +258,3 @@ aks_node() {  # aks_node CONFIG_VERSION
 }
 aks_services="Kubeproxy Kubelet dxshim containerd"
 aks_boot_task=('C:\Windows\System32\WindowsPowerShell\v1.0\powershell.exe' -File 'c:\k\windowsnodereset.ps1')
-# The kubelet.exe started last made CRI calls straight to containerd (containerd's calls.log names
-# the calling process).
-aks_kubelet_calls_containerd() {
-  local pid
-  pid=$(sed -n 's/^start \([0-9]*\) .*/\1/p' "$c/k/starts.log" 2>/dev/null | tail -n 1)
-  [ -n "$pid" ] && grep -q "^call $pid /runtime.v1.RuntimeService/Version" \
-    "$c/Program Files/containerd/calls.log" 2>/dev/null
-}

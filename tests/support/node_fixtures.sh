@@ -85,7 +85,9 @@ set_dependencies() {  # set_dependencies NAME [DEPENDENCY...]
   set_reg "$services_key\\$name" DependOnService REG_MULTI_SZ "${list%\\0}"
 }
 dependencies() { reg_value "$services_key\\$1" DependOnService; }  # joined by \0
-start_type() { W sc.exe qc "$1" | awk '$1 == "START_TYPE" {print $3}'; }  # 2 auto, 3 demand
+# A service's start type as the service manager keeps it (2 auto, 3 demand): its Start value
+# (wine's sc.exe has no `qc`).
+start_type() { local start; start=$(reg_value "$services_key\\$1" Start); echo $((${start:-0})); }
 
 # NSSM 2.24's `nssm install NAME APPLICATION PARAMETERS` (service.cpp install_service,
 # registry.cpp create_parameters): ImagePath is nssm.exe's own path, quoted; Application,
@@ -176,6 +178,46 @@ wait_for() {  # wait_for SECONDS COMMAND...: until COMMAND succeeds, every half 
 }
 # How long kubelet had no runtime, as install said it: "1.234 s (from ... to ...)".
 window() { sed -n 's/^kubelet had no runtime for //p' <<<"$out" | tail -n 1; }
+# install, then check that it proves the live kubelet.exe calls dxshim and that it says how long
+# kubelet had no runtime "(from the stop of SPAN)", SPAN naming what it restarted and what closed
+# the window; the window is printed for the log.
+install_proves() {  # install_proves LABEL SPAN [INSTALL ARGUMENTS...]
+  local label=$1 span=$2 window_seen
+  shift 2
+  install "$@"
+  check "${label}install proves the live kubelet.exe calls dxshim" \
+    "$([ "$code" = 0 ] && grep -q '^proof: kubelet.exe (pid' <<<"$out"; echo $?)" "$(dump)"
+  window_seen=$(window)
+  echo "${label}kubelet had no runtime for $window_seen"
+  check "${label}install says how long kubelet had no runtime, from the stop of $span" \
+    "$(grep -qF "(from the stop of $span" <<<"$window_seen"; echo $?)" "$(dump)"
+}
+
+# What the stand-ins record (tests/support/node_standin/main.cpp): kubelet.exe's starts
+# (`start <pid> <command line>`, in $kubelet_log), the calls its process made and had answered
+# (kubelet-calls.log beside it), and containerd's callers and events (calls.log, events.log in
+# $cd_dir). A test sets the two where its distribution puts them.
+kubelet_log="$c/k/starts.log"
+cd_dir="$c/Program Files/containerd"
+kubelet_starts() { lines "$kubelet_log"; }
+restarted() { [ "$(kubelet_starts)" -gt "$1" ]; }  # restarted STARTS-BEFORE
+kubelet_pid() { sed -n 's/^start \([0-9]*\) .*/\1/p' "$kubelet_log" 2>/dev/null | tail -n 1; }
+kubelet_line() { sed -n 's/^start [0-9]* //p' "$kubelet_log" 2>/dev/null | tail -n 1; }
+# The kubelet.exe started last made CRI calls straight to containerd.
+kubelet_calls_containerd() {
+  local pid
+  pid=$(kubelet_pid)
+  [ -n "$pid" ] && grep -q "^call $pid /runtime.v1.RuntimeService/Version" "$cd_dir/calls.log" 2>/dev/null
+}
+# The kubelet.exe started last had its CRI calls answered, none of them made to containerd itself:
+# they went through dxshim (whose process is containerd's caller).
+kubelet_calls_through_dxshim() {
+  local pid
+  pid=$(kubelet_pid)
+  [ -n "$pid" ] && grep -q "^version $pid status 0" "$(dirname "$kubelet_log")/kubelet-calls.log" 2>/dev/null &&
+    ! grep -q "^call $pid " "$cd_dir/calls.log" 2>/dev/null
+}
+exited() { grep -qx "event /tasks/exit $1" "$cd_dir/events.log" 2>/dev/null; }  # exited ID
 # kubelet talks to dxshim now: a second install finds nothing to change and proves it again (the
 # live kubelet.exe made CRI calls through dxshim's pipe, by dxshim's own word).
 on_dxshim() {

@@ -44,7 +44,7 @@ result $? "no command aliases"
 result $? "one line ending throughout"
 grep -q '^\s*\[switch\]\$Uninstall' "$script"
 result $? "has -Uninstall"
-# The node's part is dxshim.exe's (tested under wine: node_install_test.sh); the wrapper passes
+# The node's part is dxshim.exe's (tested under wine: node_install_<distribution>_test.sh); the wrapper passes
 # its switches through and never edits kubelet's or containerd's settings itself.
 grep -q '^\s*\[switch\]\$NoNodeLabels' "$script" && grep -q "'--node-labels', 'none'" "$script"
 result $? "-NoNodeLabels becomes --node-labels none"

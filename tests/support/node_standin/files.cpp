@@ -35,6 +35,21 @@ std::wstring FileNameOf(const std::wstring& path) {
   return slash == std::wstring::npos ? path : path.substr(slash + 1);
 }
 
+std::wstring OnTheCurrentDrive(std::wstring path) {
+  const auto slash = [](wchar_t c) { return c == L'/' || c == L'\\'; };
+  if (path.empty() || !slash(path[0]) || (path.size() > 1 && slash(path[1]))) return path;
+  wchar_t current[MAX_PATH] = {};
+  const DWORD length = GetCurrentDirectoryW(MAX_PATH, current);
+  std::wstring drive = L"C:";
+  if (length >= 2 && current[1] == L':') {
+    drive = std::wstring(current, 2);
+  } else if (const DWORD n = GetEnvironmentVariableW(L"SystemDrive", current, MAX_PATH); n == 2) {
+    drive = std::wstring(current, 2);
+  }
+  for (auto& c : path) c = c == L'/' ? L'\\' : c;
+  return drive + path;
+}
+
 void AppendLine(const std::wstring& file, const std::string& line) {
   const HANDLE handle = CreateFileW(file.c_str(), FILE_APPEND_DATA,
                                     FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,

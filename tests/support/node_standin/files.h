@@ -12,6 +12,12 @@ std::wstring SelfPath();
 std::wstring FolderOf(const std::wstring& path);
 std::wstring FileNameOf(const std::wstring& path);
 
+// A path rooted without a drive (one leading / or \: kubeadm's /var/lib/kubelet/config.yaml,
+// image-builder's --log-file=/var/log/kubelet/kubelet.err.log) on the drive of the current
+// directory, as Windows resolves it (a service's is %SystemRoot%\system32); any other path as it
+// is. Made explicit because wine reads a path that starts with / as a Unix one.
+std::wstring OnTheCurrentDrive(std::wstring path);
+
 // One line added to FILE: opened, appended and closed each time, shared so that tests (and other
 // stand-ins) can read and write it meanwhile.
 void AppendLine(const std::wstring& file, const std::string& line);

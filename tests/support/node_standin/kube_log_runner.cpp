@@ -69,7 +69,7 @@ DWORD KubeLogRunner(const std::wstring&, const std::function<void()>& ready) {
   const auto log_file = parsed.values.find("log-file");
   if (log_file != parsed.values.end() && !log_file->second.empty()) {
     SECURITY_ATTRIBUTES inherit{sizeof(inherit), nullptr, TRUE};
-    file = CreateFileW(Widen(log_file->second).c_str(), FILE_APPEND_DATA,
+    file = CreateFileW(OnTheCurrentDrive(Widen(log_file->second)).c_str(), FILE_APPEND_DATA,
                        FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, &inherit,
                        OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
     if (file == INVALID_HANDLE_VALUE) {

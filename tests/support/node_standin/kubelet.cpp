@@ -100,16 +100,20 @@ void ServeHttp(SOCKET listener) {
 DWORD Kubelet(const std::wstring&, const std::function<void()>& ready) {
   LogStart(L"starts.log");
   const auto args = SplitCommandLine(GetCommandLineW());
-  const std::wstring port = FlagValue(args, {L"--healthz-port"}).value_or(L"10248");
   const std::wstring address = FlagValue(args, {L"--healthz-bind-address"}).value_or(L"127.0.0.1");
-  // The flag, else the --config file's containerRuntimeEndpoint (kubelet: flags override the
-  // config file).
+  // The flags, else the --config file's containerRuntimeEndpoint and healthzPort (kubelet: flags
+  // override the config file).
   auto endpoint = FlagValue(args, {L"--container-runtime-endpoint"});
-  if (const auto config = FlagValue(args, {L"--config"}); config && !endpoint) {
-    if (const auto text = ReadTextFile(*config)) {
-      if (const auto from_file = ConfigRuntimeEndpoint(*text)) endpoint = Widen(*from_file);
+  auto port_flag = FlagValue(args, {L"--healthz-port"});
+  if (const auto config = FlagValue(args, {L"--config"}); config && (!endpoint || !port_flag)) {
+    if (const auto text = ReadTextFile(OnTheCurrentDrive(*config))) {
+      const auto from_file = ConfigRuntimeEndpoint(*text);
+      if (from_file && !endpoint) endpoint = Widen(*from_file);
+      const auto port_in_file = ConfigHealthzPort(*text);
+      if (port_in_file && !port_flag) port_flag = Widen(*port_in_file);
     }
   }
+  const std::wstring port = port_flag.value_or(L"10248");
   unsigned long port_number = 0;
   try {
     std::size_t used = 0;

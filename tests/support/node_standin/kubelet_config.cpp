@@ -1,4 +1,4 @@
-// containerRuntimeEndpoint read from a kubelet config file, JSON or YAML.
+// containerRuntimeEndpoint and healthzPort read from a kubelet config file, JSON or YAML.
 #include "tests/support/node_standin/kubelet_config.h"
 
 #include <cstddef>
@@ -8,8 +8,6 @@
 namespace dxshim::test::node_standin {
 
 namespace {
-
-constexpr std::string_view kKey = "containerRuntimeEndpoint";
 
 // A JSON string from TEXT[AT] == '"' (RFC 8259 §7), \uXXXX kept to the Basic Latin a pipe name
 // uses.
@@ -55,18 +53,22 @@ std::optional<std::string> JsonString(std::string_view text, std::size_t at) {
   return std::nullopt;
 }
 
-std::optional<std::string> FromJson(std::string_view text) {
-  const std::string quoted = "\"" + std::string(kKey) + "\"";
+// The first KEY member's value: a string, or (healthzPort) the digits of a number.
+std::optional<std::string> FromJson(std::string_view text, std::string_view key) {
+  const std::string quoted = "\"" + std::string(key) + "\"";
   for (auto at = text.find(quoted); at != std::string_view::npos; at = text.find(quoted, at + 1)) {
     auto i = text.find_first_not_of(" \t\r\n", at + quoted.size());
     if (i == std::string_view::npos || text[i] != ':') continue;
     i = text.find_first_not_of(" \t\r\n", i + 1);
-    if (i != std::string_view::npos && text[i] == '"') return JsonString(text, i);
+    if (i == std::string_view::npos) continue;
+    if (text[i] == '"') return JsonString(text, i);
+    const auto end = text.find_first_not_of("0123456789", i);
+    if (end != i) return std::string(text.substr(i, end - i));
   }
   return std::nullopt;
 }
 
-std::optional<std::string> FromYaml(std::string_view text) {
+std::optional<std::string> FromYaml(std::string_view text, std::string_view key) {
   std::optional<std::string> found;
   std::size_t start = 0;
   while (start < text.size()) {
@@ -75,8 +77,8 @@ std::optional<std::string> FromYaml(std::string_view text) {
     std::string_view line = text.substr(start, end - start);
     start = end + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.substr(0, kKey.size()) != kKey) continue;
-    line.remove_prefix(kKey.size());
+    if (line.substr(0, key.size()) != key) continue;
+    line.remove_prefix(key.size());
     const auto colon = line.find_first_not_of(" \t");
     if (colon == std::string_view::npos || line[colon] != ':') continue;
     line.remove_prefix(colon + 1);
@@ -96,13 +98,21 @@ std::optional<std::string> FromYaml(std::string_view text) {
   return found;
 }
 
+std::optional<std::string> ConfigValue(const std::string& text, std::string_view key) {
+  std::string_view view = text;
+  const auto first = view.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+  if (first != std::string_view::npos && view[first] == '{') return FromJson(view, key);
+  return FromYaml(view, key);
+}
+
 }  // namespace
 
 std::optional<std::string> ConfigRuntimeEndpoint(const std::string& text) {
-  std::string_view view = text;
-  const auto first = view.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
-  if (first != std::string_view::npos && view[first] == '{') return FromJson(view);
-  return FromYaml(view);
+  return ConfigValue(text, "containerRuntimeEndpoint");
+}
+
+std::optional<std::string> ConfigHealthzPort(const std::string& text) {
+  return ConfigValue(text, "healthzPort");
 }
 
 }  // namespace dxshim::test::node_standin

@@ -16,4 +16,8 @@ namespace dxshim::test::node_standin {
 // '...' or "...".
 std::optional<std::string> ConfigRuntimeEndpoint(const std::string& text);
 
+// The top-level healthzPort (kubelet's --healthz-port, which wins over it), read the same way: a
+// JSON number's digits, a YAML plain value. kubeadm's config.yaml sets it (10248 by default).
+std::optional<std::string> ConfigHealthzPort(const std::string& text);
+
 }  // namespace dxshim::test::node_standin

@@ -19,9 +19,10 @@
 //                   kubelet-calls.log next to the executable (`version <pid> status <code>
 //                   <message>` or `version <pid> unavailable <why>`). Ready once the port listens;
 //                   a port it cannot bind ends it with exit code 3 (1: a flag value it cannot
-//                   use). Without that flag, the endpoint is the top-level
-//                   containerRuntimeEndpoint of its --config file, JSON or YAML
-//                   (kubelet_config.h; --config-dir drop-ins are not read). Every other flag is
+//                   use). Without those flags, the endpoint and the port are the top-level
+//                   containerRuntimeEndpoint and healthzPort of its --config file, JSON or YAML
+//                   (kubelet_config.h; --config-dir drop-ins are not read; a path rooted without
+//                   a drive is on the current drive, as on Windows: files.h). Every other flag is
 //                   accepted and ignored.
 //   nssm.exe        a service only, as NSSM 2.24 (its ImagePath is nssm.exe alone): at every start
 //                   reads HKLM\SYSTEM\CurrentControlSet\Services\<its service name>\Parameters
@@ -91,15 +92,17 @@
 //                   (CONTAINERD_ADDRESS), namespace default "default" (CONTAINERD_NAMESPACE); a
 //                   failure prints `ctr: <message>` and exits 1.
 //   rke2.exe        as the rke2 service runs kubelet and containerd: at every start reads --config
-//                   PATH (-c; default %SystemDrive%\etc\rancher\rke2\config.yaml; absent: none)
+//                   PATH (-c; default /etc/rancher/rke2/config.yaml; a rooted path is on the
+//                   current directory's drive, as on Windows; absent: none)
 //                   and the *.yaml and *.yml drop-ins of PATH.d in name order, merged as k3s
 //                   pkg/configfilearg does (a plain key replaces what earlier files set, `key+`
 //                   appends), with a small line reader (ListItems: a block list, a flow list or one
 //                   string), and starts two children from its own folder: `containerd.exe --config
 //                   <folder>\containerd.toml` (without --config when that file is absent: the
 //                   default pipe) and `kubelet.exe` with the arguments k3s's GetArgs makes of
-//                   rke2's own (--container-runtime-endpoint=npipe:////./pipe/containerd-containerd,
-//                   --node-labels= the node-label items joined) and the kubelet-arg items (a plain
+//                   rke2's own and the kubelet-arg items (rke2's own:
+//                   --container-runtime-endpoint=npipe:////./pipe/containerd-containerd,
+//                   --node-labels= the node-label items joined; of the kubelet-arg items, a plain
 //                   item replaces rke2's value, `name+=` comes after it, `name-=` before; names
 //                   sorted). Appends `start <kubelet's pid> <kubelet's command line>` to
 //                   rke2-starts.log next to rke2.exe (`error <why>` when a child cannot start,
@@ -119,8 +122,9 @@
 //                   -log-file-age; one or two dashes; up to the first word that is no flag), the
 //                   rest run as its child with the command line Go's os/exec makes of it, its
 //                   standard output and error appended to -log-file (the file's folder must
-//                   exist). Appends `start <pid> <child command line>` to
-//                   kube-log-runner-starts.log next to itself, is RUNNING once the child runs;
+//                   exist; a path rooted without a drive is on the current drive). Appends
+//                   `start <pid> <child command line>` to kube-log-runner-starts.log next to
+//                   itself, is RUNNING once the child runs;
 //                   STOP ends the child; a child that exits with a code other than 0 ends it with
 //                   exit code 1 (log.Fatal), 0 with 0. A flag error is exit code 2, no command
 //                   exit code 1 (`error <why>` in the log).

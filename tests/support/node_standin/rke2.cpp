@@ -65,6 +65,22 @@ std::wstring Rke2KubeletCommand(const std::wstring& folder, const std::vector<st
   return command;
 }
 
+// A rooted path (one leading / or \: rke2's default /etc/rancher/rke2/config.yaml, which
+// `rke2 agent service --add` writes on the service's command line) names the drive of the current
+// directory, as Windows resolves it: the system drive for a service, whose current directory is
+// %SystemRoot%\system32. Made explicit because wine reads a path that starts with / as a Unix one.
+std::wstring OnCurrentDrive(std::wstring path) {
+  const auto slash = [](wchar_t c) { return c == L'/' || c == L'\\'; };
+  if (path.empty() || !slash(path[0]) || (path.size() > 1 && slash(path[1]))) return path;
+  wchar_t current[MAX_PATH] = {};
+  const DWORD length = GetCurrentDirectoryW(MAX_PATH, current);
+  const std::wstring drive = length >= 2 && current[1] == L':'
+                                 ? std::wstring(current, 2)
+                                 : ExpandEnvironment(L"%SystemDrive%");
+  std::replace(path.begin(), path.end(), L'/', L'\\');
+  return drive + path;
+}
+
 }  // namespace
 
 DWORD Rke2(const std::wstring&, const std::function<void()>& ready) {
@@ -75,10 +91,9 @@ DWORD Rke2(const std::wstring&, const std::function<void()>& ready) {
     return DWORD{2};
   };
   const auto args = SplitCommandLine(GetCommandLineW());
-  // rke2's default /etc/rancher/rke2/config.yaml is on the system drive; none: its defaults.
-  const std::wstring config =
-      FlagValue(args, {L"--config", L"-c"})
-          .value_or(ExpandEnvironment(L"%SystemDrive%\\etc\\rancher\\rke2\\config.yaml"));
+  // rke2's default (k3s pkg/cli/cmds/config.go ConfigFlag); none there: its defaults.
+  const std::wstring config = OnCurrentDrive(
+      FlagValue(args, {L"--config", L"-c"}).value_or(L"/etc/rancher/rke2/config.yaml"));
   const std::wstring kubelet = Rke2KubeletCommand(folder, ConfigFiles(config));
   // containerd's --config only when the file exists (containerd refuses a --config it cannot
   // read; without one it serves its default pipe).

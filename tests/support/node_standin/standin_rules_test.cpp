@@ -192,5 +192,11 @@ TEST(KubeletConfig, RuntimeEndpointInJsonOrYaml) {
             std::nullopt);
 }
 
+TEST(KubeletConfig, HealthzPortInJsonOrYaml) {
+  EXPECT_EQ(ConfigHealthzPort("{\"kind\": \"KubeletConfiguration\", \"healthzPort\": 0}"), "0");
+  EXPECT_EQ(ConfigHealthzPort("healthzBindAddress: 127.0.0.1\r\nhealthzPort: 10248\r\n"), "10248");
+  EXPECT_EQ(ConfigHealthzPort("kind: KubeletConfiguration\n"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace dxshim::test::node_standin
