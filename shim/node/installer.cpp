@@ -196,6 +196,56 @@ std::string NodeName(NodeSystem& node, const KubeletLaunch& launch) {
   return Lower(node.ExpandEnvironment("%COMPUTERNAME%"));
 }
 
+// What an install that succeeded leaves to the operator: the GPU labels of a node kubelet has
+// registered already, or (service only) the setting that points kubelet at dxshim at bootstrap.
+void SayInstalled(Run& r, const InstallOptions& o, const KubeletLaunch& launch,
+                  const InstallPlan& plan) {
+  if (plan.mode != InstallMode::kServiceOnly) {
+    if (!r.labels.empty()) r.say(LabelCommand(NodeName(r.node, launch), r.labels));
+    r.say("installed: kubelet talks to containerd through dxshim");
+    return;
+  }
+  const auto setting = BootstrapSetting(launch, o.plan.dxshim_endpoint);
+  r.say("installed the " + plan.dxshim_service + " service; kubelet and containerd are untouched");
+  r.say(setting ? "to point kubelet at dxshim at bootstrap, set " + *setting : ManualSteps(o.plan));
+}
+
+// uninstall without a journal: what is left to do by hand, if anything.
+std::string NothingRecorded(const UninstallOptions& o) {
+  return "no install record at " + o.record_path + ": nothing changed. If kubelet's service " +
+         "still depends on " + o.service +
+         ", remove that first (sc.exe qc kubelet shows its dependencies; sc.exe config kubelet "
+         "depend= <the others>), then point kubelet back at containerd and delete the service "
+         "(sc.exe delete " +
+         o.service + ").";
+}
+
+// uninstall proper: every change the journal records undone, unless one was edited since.
+int UndoAll(Run& r, InstallJournal& journal) {
+  const Undo undo = PlanUndo(r.node, journal, /*whole=*/true);
+  if (!undo.refusals.empty()) {
+    std::string list;
+    for (const auto& why : undo.refusals) list += "\n  " + why;
+    r.say("uninstall refused, nothing changed: restore these or edit " + r.path + ":" + list);
+    return kFailed;
+  }
+  SayAll(r.say, undo.notes);
+  journal.procedure = Procedure{Procedure::Kind::kUninstall, {}, false, UndoSteps(undo.plan)};
+  SayAll(r.say, DescribeSteps(journal.procedure->steps));
+  try {
+    SaveJournal(r.node, r.path, journal);
+    Apply(r, journal);
+  } catch (const std::exception& e) {
+    r.say(std::string("uninstall failed: ") + e.what() + "; the journal " + r.path +
+          " is kept (run dxshim uninstall again to finish)");
+    return kFailed;
+  }
+  if (const auto window = DescribeWindow(journal.procedure->steps, std::nullopt)) r.say(*window);
+  r.node.RemoveFile(r.path);
+  r.say("uninstalled: kubelet talks to containerd directly again");
+  return kInstalled;
+}
+
 }  // namespace
 
 int Install(NodeSystem& node, DxshimProbe& probe, const InstallOptions& o) {
@@ -232,17 +282,7 @@ int Install(NodeSystem& node, DxshimProbe& probe, const InstallOptions& o) {
     return kFailed;
   }
   const int code = ApplyAndProve(r, j);
-  if (code == kInstalled && plan.mode != InstallMode::kServiceOnly) {
-    if (!r.labels.empty()) r.say(LabelCommand(NodeName(node, launch), r.labels));
-    r.say("installed: kubelet talks to containerd through dxshim");
-  }
-  if (code == kInstalled && plan.mode == InstallMode::kServiceOnly) {
-    const auto setting = BootstrapSetting(launch, o.plan.dxshim_endpoint);
-    r.say("installed the " + plan.dxshim_service +
-          " service; kubelet and containerd are untouched");
-    r.say(setting ? "to point kubelet at dxshim at bootstrap, set " + *setting
-                  : ManualSteps(o.plan));
-  }
+  if (code == kInstalled) SayInstalled(r, o, launch, plan);
   return code;
 }
 
@@ -263,12 +303,7 @@ int Uninstall(NodeSystem& node, DxshimProbe& probe, const UninstallOptions& o) {
     return kFailed;
   }
   if (!journal) {
-    r.say("no install record at " + o.record_path +
-          ": nothing changed. If kubelet's service still depends on " + o.service +
-          ", remove that first (sc.exe qc kubelet shows its dependencies; sc.exe config kubelet "
-          "depend= <the others>), then point kubelet back at containerd and delete the service "
-          "(sc.exe delete " +
-          o.service + ").");
+    r.say(NothingRecorded(o));
     return kFailed;
   }
   if (journal->procedure && journal->procedure->kind != Procedure::Kind::kInstall) {
@@ -278,29 +313,7 @@ int Uninstall(NodeSystem& node, DxshimProbe& probe, const UninstallOptions& o) {
       return kInstalled;
     }
   }
-  const Undo undo = PlanUndo(node, *journal, /*whole=*/true);
-  if (!undo.refusals.empty()) {
-    std::string list;
-    for (const auto& why : undo.refusals) list += "\n  " + why;
-    r.say("uninstall refused, nothing changed: restore these or edit " + o.record_path + ":" +
-          list);
-    return kFailed;
-  }
-  SayAll(r.say, undo.notes);
-  journal->procedure = Procedure{Procedure::Kind::kUninstall, {}, false, UndoSteps(undo.plan)};
-  SayAll(r.say, DescribeSteps(journal->procedure->steps));
-  try {
-    SaveJournal(node, o.record_path, *journal);
-    Apply(r, *journal);
-  } catch (const std::exception& e) {
-    r.say(std::string("uninstall failed: ") + e.what() + "; the journal " + o.record_path +
-          " is kept (run dxshim uninstall again to finish)");
-    return kFailed;
-  }
-  if (const auto window = DescribeWindow(journal->procedure->steps, std::nullopt)) r.say(*window);
-  node.RemoveFile(o.record_path);
-  r.say("uninstalled: kubelet talks to containerd directly again");
-  return kInstalled;
+  return UndoAll(r, *journal);
 }
 
 }  // namespace dxshim::node
