@@ -103,13 +103,22 @@ class WindowsDoctor : public testing::Test {
 
   static std::string Listen() { return "npipe://./pipe/" + dxshim_->pipe(); }
 
+  // doctor's flags: serve's, and a deadline for each check long enough for wine on a machine
+  // loaded by the other tests (its 3 s default has run out there); what doctor reports is
+  // checked, never how fast.
+  static std::vector<std::string> DoctorFlags() {
+    auto flags = Flags(*metrics_);
+    flags.insert(flags.end(), {"--timeout", "30s"});
+    return flags;
+  }
+
   // `dxshim.exe doctor` with serve's configuration; the lines by check (the first of each).
   std::map<std::string, Line> Doctor(int* code, std::string* text = nullptr) {
     std::vector<std::string> command = {DXSHIM_WINDOWS_EXE, "doctor",
                                         "--listen",         Listen(),
                                         "--runtime",        "tcp://" + containerd_->tcp_address(),
                                         "--output",         "json"};
-    const auto flags = Flags(*metrics_);
+    const auto flags = DoctorFlags();
     command.insert(command.end(), flags.begin(), flags.end());
     std::string out;
     std::string err;
@@ -188,7 +197,7 @@ TEST_F(WindowsDoctor, ChecksThePipeTheRuntimeTheKubeletServiceAndTheMetrics) {
                                    "--listen",         "npipe://./pipe/dxshim-stopped",
                                    "--runtime",        "tcp://" + containerd_->tcp_address(),
                                    "--output",         "json"};
-  const auto flags_down = Flags(*metrics_);
+  const auto flags_down = DoctorFlags();
   down.insert(down.end(), flags_down.begin(), flags_down.end());
   std::string down_out;
   EXPECT_EQ(dxshim_->Run(down, "doctor-down", &down_out), 1);
@@ -226,7 +235,7 @@ TEST_F(WindowsDoctor, ChecksThePipeTheRuntimeTheKubeletServiceAndTheMetrics) {
   std::vector<std::string> command = {DXSHIM_WINDOWS_EXE, "doctor",
                                       "--listen",         Listen(),
                                       "--runtime",        "tcp://" + containerd_->tcp_address()};
-  const auto flags = Flags(*metrics_);
+  const auto flags = DoctorFlags();
   command.insert(command.end(), flags.begin(), flags.end());
   std::string table_errors;
   EXPECT_EQ(dxshim_->Run(command, "doctor-table", &table, &table_errors), 1);
