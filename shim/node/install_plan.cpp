@@ -108,6 +108,28 @@ void PlanRke2(Draft& draft, const KubeletLaunch& launch, const PlanOptions& opti
              [&](const std::string&) { return Rke2DropInText(args, options.node_labels); });
 }
 
+// kubeadm 1.34 and later write config.yaml again at `kubeadm upgrade node`, its
+// containerRuntimeEndpoint taken from instance-config.yaml: that file gets dxshim's endpoint too,
+// so an upgrade keeps kubelet on dxshim.
+void PlanKubeadmInstanceConfig(NodeSystem& node, Draft& draft, const PlanOptions& options,
+                               const std::string& why, InstallPlan& plan) {
+  const std::string file = NodePath(node, kKubeadmInstanceConfigPath);
+  const auto text = node.ReadFile(file);
+  if (!text) return;
+  try {
+    const auto value = ReadTopLevelString(*text, "containerRuntimeEndpoint");
+    if (!value || *value == options.dxshim_endpoint) return;
+    draft.Edit(NodeChange::Kind::kFile, file, "", why, [&](const std::string& t) {
+      return SetTopLevelString(t, "containerRuntimeEndpoint", options.dxshim_endpoint);
+    });
+  } catch (const EditError& e) {
+    throw NodeError(file + ": " + e.what());
+  }
+  plan.notes.push_back(file +
+                       " gets the same endpoint: kubeadm writes it into config.yaml again at "
+                       "`kubeadm upgrade node`, so an upgrade keeps dxshim");
+}
+
 void PlanEndpoint(NodeSystem& node, Draft& draft, const KubeletLaunch& launch,
                   const PlanOptions& options, InstallPlan& plan) {
   const auto& endpoint = launch.runtime_endpoint;
@@ -159,6 +181,7 @@ void PlanEndpoint(NodeSystem& node, Draft& draft, const KubeletLaunch& launch,
                            "service from it (image-builder's RestartKubelet.ps1) keep dxshim");
     }
   }
+  PlanKubeadmInstanceConfig(node, draft, options, why, plan);
   plan.kubelet_endpoint = options.dxshim_endpoint;
   plan.kubelet_pipe_before = PipePathOf(endpoint.value);
   plan.kubelet_pipe = plan.dxshim_pipe = PipePathOf(options.dxshim_endpoint);

@@ -91,6 +91,11 @@ inline constexpr char kKubeletDefaultEndpoint[] = "unix:///run/containerd/contai
 // Where kubeadm writes kubelet's flags on a Windows node (its kubelet run directory on the system
 // drive); sig-windows-tools' StartKubelet.ps1 and image-builder's RestartKubelet.ps1 read it.
 inline constexpr char kKubeadmFlagsPath[] = "\\var\\lib\\kubelet\\kubeadm-flags.env";
+// Where kubeadm 1.34 and later (NodeLocalCRISocket) keep the node's CRI socket, one line
+// `containerRuntimeEndpoint: "<criSocket>"` (cmd/kubeadm/app/phases/kubelet/config.go,
+// WriteInstanceConfigToDisk), patched into config.yaml each time kubeadm writes it (join,
+// `kubeadm upgrade node`: WriteConfigToDisk).
+inline constexpr char kKubeadmInstanceConfigPath[] = "\\var\\lib\\kubelet\\instance-config.yaml";
 
 // A path as the node names it: %VARIABLES% expanded, and a path rooted without a drive
 // ("/var/lib/kubelet/config.yaml", as kubeadm's scripts write it) put on the system drive, and

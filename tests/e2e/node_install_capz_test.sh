@@ -13,8 +13,9 @@
 # Two kubeadm versions, since where kubeadm puts the node's criSocket decides what RestartKubelet.ps1
 # does to kubelet's endpoint:
 #   1.36 (image-builder's default kubernetes_semver; NodeLocalCRISocket): criSocket is
-#        containerRuntimeEndpoint in config.yaml, not in kubeadm-flags.env. Install changes the flag on
-#        the service's command line and gives config.yaml dxshim's endpoint too: RestartKubelet.ps1
+#        containerRuntimeEndpoint in config.yaml (and instance-config.yaml), not in kubeadm-flags.env.
+#        Install changes the flag on the service's command line and gives config.yaml and
+#        instance-config.yaml dxshim's endpoint too: RestartKubelet.ps1
 #        rebuilds the line without the flag, and the new kubelet.exe reads config.yaml, so kubelet
 #        STAYS on dxshim; only the dependency on dxshim is lost, which doctor reports;
 #   1.33: criSocket is in kubeadm-flags.env too, and install gives that file dxshim's endpoint as well:
@@ -87,6 +88,9 @@ for v in 1.36 1.33; do  # kubeadm's version
       "$(cmp -s "$work/$v-before/var/lib/kubelet/kubeadm-flags.env" "$c/var/lib/kubelet/kubeadm-flags.env" &&
          [ "$(cat "$c/var/lib/kubelet/config.yaml")" = "$(sed 's|^containerRuntimeEndpoint: .*|containerRuntimeEndpoint: npipe://./pipe/dxshim|' "$work/$v-before/var/lib/kubelet/config.yaml")" ] &&
          grep -q 'config.yaml gets the same endpoint' <<<"$out"; echo $?)" "$(cat "$c/var/lib/kubelet/config.yaml")"
+    check "1.36: instance-config.yaml (kubeadm's record of the node's criSocket, written into config.yaml at kubeadm upgrade node) gets it too" \
+      "$([ "$(cat "$c/var/lib/kubelet/instance-config.yaml")" = 'containerRuntimeEndpoint: "npipe://./pipe/dxshim"' ] &&
+         grep -q 'so an upgrade keeps dxshim' <<<"$out"; echo $?)" "$(cat "$c/var/lib/kubelet/instance-config.yaml")"
   fi
   check "$v: kubelet depends on containerd and dxshim" \
     "$([ "$(dependencies kubelet)" = 'containerd\0dxshim' ]; echo $?)" "$(dependencies kubelet)"
@@ -163,7 +167,8 @@ for v in 1.36 1.33; do  # kubeadm's version
          [ "$(kubelet_starts)" = "$starts_before" ]; echo $?)" \
       "$(differences "$work/so-before" "$work/so-installed")"
     # The recipe: kubeadm join with criSocket npipe://./pipe/dxshim writes it where kubeadm 1.36
-    # does (config.yaml, from instance-config.yaml), then the CAPZ postKubeadmCommand.
+    # does (instance-config.yaml, and config.yaml from it), then the CAPZ postKubeadmCommand.
+    write_kubeadm_instance_config "$c/var/lib/kubelet/instance-config.yaml" npipe://./pipe/dxshim
     write_kubeadm_kubelet_config "$c/var/lib/kubelet/config.yaml" npipe://./pipe/dxshim
     restart_kubelet_script
     check "service-only: RestartKubelet.ps1 makes kubelet's service depend on containerd alone" \
@@ -175,6 +180,7 @@ for v in 1.36 1.33; do  # kubeadm's version
     reboot "$kubeadm_services"
     check "service-only: after a reboot (dxshim started first, as kubelet's dependency) kubelet calls dxshim" \
       "$(wait_for 60 kubelet_calls_through_dxshim; echo $?)" "$(kubelet_line)"
+    write_kubeadm_instance_config "$c/var/lib/kubelet/instance-config.yaml" npipe:////./pipe/containerd-containerd
     write_kubeadm_kubelet_config "$c/var/lib/kubelet/config.yaml" npipe:////./pipe/containerd-containerd
     restart_kubelet_script
     uninstall

@@ -8,8 +8,9 @@
 #      kubeadm's flags FIRST), kubeadm 1.33: the endpoint is in kubeadm-flags.env, and install
 #      changes it there, nothing else in the file;
 #   b. image-builder @ae63061 (tasks/nssm.yml, templates/StartKubelet.ps1: kubeadm's flags LAST),
-#      kubeadm 1.36: the endpoint is no longer in kubeadm-flags.env but in config.yaml
-#      (NodeLocalCRISocket), and install changes it there, nothing else.
+#      kubeadm 1.36: the endpoint is no longer in kubeadm-flags.env but in config.yaml and
+#      instance-config.yaml (NodeLocalCRISocket), and install changes it there, nothing else; a
+#      `kubeadm upgrade node` (config.yaml written again from instance-config.yaml) keeps it.
 # For each: install proves the live kubelet.exe makes its CRI calls through dxshim and says how
 # long kubelet had no runtime (its restart by NSSM); kubelet's new command line keeps the source's
 # order; kubelet's service depends on containerd and dxshim; containerd is not restarted, and a
@@ -40,10 +41,12 @@ for variant in swt ib; do
     echo "== a. sig-windows-tools' PrepareNode.ps1 (NSSM, StartKubelet.ps1: kubeadm's flags first), kubeadm 1.33"
     swt_node
     moved='var/lib/kubelet/kubeadm-flags.env'
+    also=''
   else
     echo "== b. image-builder's nssm.yml (NSSM, StartKubelet.ps1: kubeadm's flags last), kubeadm 1.36"
     ib_nssm_node
     moved='var/lib/kubelet/config.yaml'
+    also='changed var/lib/kubelet/instance-config.yaml'
   fi
   reboot "$kubeadm_services"
   check "$variant: at boot the kubelet service starts (containerd first), whose kubelet.exe calls containerd" \
@@ -58,9 +61,9 @@ for variant in swt ib; do
   install_proves "$variant: " "service kubelet to kubelet's new process's first CRI call through dxshim"
   snapshot "$work/$variant-installed" kubelet containerd
   found=$(changed "$work/$variant-before" "$work/$variant-installed")
-  expected=$(printf '%s\n' "changed $moved" 'changed kubelet.reg' 'only-in ProgramData/dxshim/install-record.json' \
+  expected=$(printf '%s\n' "changed $moved" ${also:+"$also"} 'changed kubelet.reg' 'only-in ProgramData/dxshim/install-record.json' \
     'only-in dxshim.reg' | sort)
-  check "$variant: install changed $moved and kubelet's dependencies, nothing else (the script, NSSM's Parameters, containerd untouched)" \
+  check "$variant: install changed $moved${also:+ (and instance-config.yaml)} and kubelet's dependencies, nothing else (the script, NSSM's Parameters, containerd untouched)" \
     "$([ "$found" = "$expected" ] &&
        [ "$(without_dependencies "$work/$variant-before/kubelet.reg")" = "$(without_dependencies "$work/$variant-installed/kubelet.reg")" ]; echo $?)" \
     "$found"$'\n'"$(differences "$work/$variant-before" "$work/$variant-installed")"
@@ -74,6 +77,9 @@ for variant in swt ib; do
     check "ib: config.yaml's containerRuntimeEndpoint is dxshim's, every other line as kubeadm wrote it" \
       "$([ "$(diff "$work/ib-before/$moved" "$c/$moved" | grep '^[<>]')" = $'< containerRuntimeEndpoint: npipe:////./pipe/containerd-containerd\n> containerRuntimeEndpoint: npipe://./pipe/dxshim' ]; echo $?)" \
       "$(diff "$work/ib-before/$moved" "$c/$moved")"
+    check "ib: instance-config.yaml (kubeadm's record of the node's criSocket) holds dxshim's endpoint, as kubeadm writes it" \
+      "$([ "$(cat "$c/var/lib/kubelet/instance-config.yaml")" = 'containerRuntimeEndpoint: "npipe://./pipe/dxshim"' ] &&
+         grep -q 'so an upgrade keeps dxshim' <<<"$out"; echo $?)" "$(cat "$c/var/lib/kubelet/instance-config.yaml")"
     line="\"c:\\k\\kubelet.exe\" --cert-dir=C:/var/lib/kubelet/pki --config=C:/var/lib/kubelet/config.yaml --bootstrap-kubeconfig=C:/etc/kubernetes/bootstrap-kubelet.conf --kubeconfig=C:/etc/kubernetes/kubelet.conf --hostname-override=$host --enable-debugging-handlers --cgroups-per-qos=false --enforce-node-allocatable=\"\" --resolv-conf=\"\" $capz_kubeadm_args"
   fi
   check "$variant: the running kubelet.exe's command line is the script's, in the source's order" \
@@ -92,6 +98,16 @@ for variant in swt ib; do
   reboot "$kubeadm_services"
   check "$variant: after a reboot kubelet is on dxshim" "$(on_dxshim; echo $?)" "$(dump)"
   check "$variant: and the task is still there" "$(task_running kept; echo $?)"
+  if [ "$variant" = ib ]; then
+    # `kubeadm upgrade node` (1.36) writes config.yaml again from the cluster's KubeletConfiguration
+    # with instance-config.yaml as a patch (WriteConfigToDisk), then kubelet is restarted.
+    starts_before=$(kubelet_starts)
+    endpoint=$(sed -n 's/^containerRuntimeEndpoint: "\(.*\)"$/\1/p' "$c/var/lib/kubelet/instance-config.yaml")
+    write_kubeadm_kubelet_config "$c/var/lib/kubelet/config.yaml" "$endpoint"
+    powershell -Command 'Restart-Service kubelet -Force' >/dev/null
+    check "ib: after kubeadm upgrade node (config.yaml written again from instance-config.yaml) kubelet is on dxshim" \
+      "$(wait_for 60 restarted "$starts_before" && on_dxshim; echo $?)" "$(dump)"
+  fi
 
   uninstall
   check "$variant: uninstall" "$code" "$(dump)"

@@ -25,6 +25,7 @@ inline constexpr char kDxshimCommand[] =
 inline constexpr char kNssmKey[] = "SYSTEM\\CurrentControlSet\\Services\\kubelet\\Parameters";
 inline constexpr char kContainerdConfig[] = "C:\\Program Files\\containerd\\config.toml";
 inline constexpr char kFlagsFile[] = "C:\\var\\lib\\kubelet\\kubeadm-flags.env";
+inline constexpr char kInstanceConfig[] = "C:\\var\\lib\\kubelet\\instance-config.yaml";
 inline constexpr char kRke2Config[] = "C:\\etc\\rancher\\rke2\\config.yaml";
 
 // The pipe a kubelet command line talks to, by this fake's own rule: its

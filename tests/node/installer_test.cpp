@@ -280,6 +280,10 @@ TEST(NodeInstall, AServiceRebuiltWithoutTheEndpointFlagIsLeftAsItIs) {
   node.files["C:\\var\\lib\\kubelet\\config.yaml"] =
       "kind: KubeletConfiguration\ncontainerRuntimeEndpoint: "
       "npipe:////./pipe/containerd-containerd\n";
+  // kubeadm >= 1.34's own record of the node's CRI socket, as WriteInstanceConfigToDisk writes it.
+  const std::string instance =
+      "containerRuntimeEndpoint: \"npipe:////./pipe/containerd-containerd\"\n";
+  node.files[kInstanceConfig] = instance;
   FakeProbe probe(node);
   std::vector<std::string> said;
   auto o = Options(&said);
@@ -288,6 +292,8 @@ TEST(NodeInstall, AServiceRebuiltWithoutTheEndpointFlagIsLeftAsItIs) {
   EXPECT_EQ(node.files[kFlagsFile], flags);
   EXPECT_EQ(node.files["C:\\var\\lib\\kubelet\\config.yaml"],
             "kind: KubeletConfiguration\ncontainerRuntimeEndpoint: npipe://./pipe/dxshim\n");
+  EXPECT_EQ(node.files[kInstanceConfig], "containerRuntimeEndpoint: \"npipe://./pipe/dxshim\"\n");
+  EXPECT_TRUE(Has(said, "so an upgrade keeps dxshim")) << Joined(said);
   const std::string rebuilt =
       "\"C:\\k\\kube-log-runner.exe\" --log-file=/var/log/kubelet/kubelet.err.log "
       "C:\\k\\kubelet.exe --config=C:/var/lib/kubelet/config.yaml --windows-service "
@@ -303,7 +309,24 @@ TEST(NodeInstall, AServiceRebuiltWithoutTheEndpointFlagIsLeftAsItIs) {
   EXPECT_EQ(node.files["C:\\var\\lib\\kubelet\\config.yaml"],
             "kind: KubeletConfiguration\ncontainerRuntimeEndpoint: "
             "npipe:////./pipe/containerd-containerd\n");
+  EXPECT_EQ(node.files[kInstanceConfig], instance);
   EXPECT_FALSE(node.services.count("dxshim"));
+}
+
+// kubeadm's instance-config.yaml that cannot be read: install is refused, naming it, and nothing
+// changes.
+TEST(NodeInstall, AnUnreadableKubeadmInstanceConfigIsRefusedByName) {
+  FakeNode node;
+  BaseNode(node);
+  CapzNativeShape(node);
+  node.files[kInstanceConfig] =
+      "containerRuntimeEndpoint: [npipe:////./pipe/containerd-containerd\n";
+  const Snapshot before = Take(node);
+  FakeProbe probe(node);
+  std::vector<std::string> said;
+  EXPECT_EQ(Install(node, probe, Options(&said)), kFailed);
+  EXPECT_EQ(Take(node), before);
+  EXPECT_TRUE(Has(said, "install refused: " + std::string(kInstanceConfig) + ": ")) << Joined(said);
 }
 
 // A journal a local user planted (any user may create files under %ProgramData% before dxshim's

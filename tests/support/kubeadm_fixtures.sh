@@ -184,6 +184,14 @@ volumeStatsAggPeriod: 0s
 EOF
 }
 
+# kubeadm >= 1.34's /var/lib/kubelet/instance-config.yaml (NodeLocalCRISocket): the node's
+# criSocket alone, `containerRuntimeEndpoint: %q` (kubernetes/kubernetes
+# cmd/kubeadm/app/phases/kubelet/config.go, WriteInstanceConfigToDisk), which WriteConfigToDisk
+# patches into config.yaml at join and at `kubeadm upgrade node`.
+write_kubeadm_instance_config() {  # write_kubeadm_instance_config FILE ENDPOINT
+  printf 'containerRuntimeEndpoint: "%s"\n' "$2" >"$1"
+}
+
 # NSSM 2.24's `nssm set SERVICE SETTING VALUE` for the Parameters values PrepareNode.ps1 and
 # win_nssm set (settings.cpp: AppStdout and AppStderr REG_EXPAND_SZ, the rotation settings
 # REG_DWORD); wine's reg.exe reads and prints a DWORD in hexadecimal.
@@ -233,6 +241,7 @@ ib_nssm_node() {
   mkdir -p "$c/var/lib/kubelet" "$c/var/log/kubelet" "$c/etc/kubernetes"
   write_ib_start_kubelet_new "$c/k/StartKubelet.ps1"
   write_kubeadm_flags "$c/var/lib/kubelet/kubeadm-flags.env" "$capz_kubeadm_args"
+  write_kubeadm_instance_config "$c/var/lib/kubelet/instance-config.yaml" npipe:////./pipe/containerd-containerd
   write_kubeadm_kubelet_config "$c/var/lib/kubelet/config.yaml" npipe:////./pipe/containerd-containerd
   nssm_install kubelet 'c:\k\nssm.exe' '%SystemRoot%\System32\WindowsPowerShell\v1.0\powershell.exe' \
     '-ExecutionPolicy Bypass -NoProfile c:\k\StartKubelet.ps1'
@@ -295,6 +304,7 @@ capz_node() {  # capz_node 1.36|1.33
     write_kubeadm_kubelet_config "$c/var/lib/kubelet/config.yaml" '""'
   else
     write_kubeadm_flags "$c/var/lib/kubelet/kubeadm-flags.env" "$capz_kubeadm_args"
+    write_kubeadm_instance_config "$c/var/lib/kubelet/instance-config.yaml" npipe:////./pipe/containerd-containerd
     write_kubeadm_kubelet_config "$c/var/lib/kubelet/config.yaml" npipe:////./pipe/containerd-containerd
   fi
   service_create kubelet "$capz_sc_command_line" auto containerd
