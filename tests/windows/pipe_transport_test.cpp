@@ -473,9 +473,9 @@ int main(int argc, char** argv) {
     Check(callers.size() == 1 && callers[0].client.program == "npipe-test.exe" &&
               callers[0].client.pid == GetCurrentProcessId() && callers[0].calls == 1,
           "the admitted call is counted for the pipe's client, this program (" +
-              (callers.empty() ? std::string("none")
-                               : callers[0].client.program + " pid " +
-                                     std::to_string(callers[0].client.pid)) +
+              (callers.empty()
+                   ? std::string("none")
+                   : callers[0].client.program + " pid " + std::to_string(callers[0].client.pid)) +
               ")");
     const SOCKET direct = Connect(echo.port());
     SendAll(direct, "x", 1);

@@ -164,7 +164,8 @@ std::string ClusterConfig(const std::string& config_args, const std::string& rel
          "\"SecureTLSBootstrapArgs\":{\"Enabled\":false}}}}";
 }
 
-// AgentBaker staging/cse/windows/provisioningscripts/kubeletstart.ps1 @06836ee, the lines that build and start kubelet.
+// AgentBaker staging/cse/windows/provisioningscripts/kubeletstart.ps1 @06836ee, the lines that
+// build and start kubelet.
 constexpr const char* kAksKubeletStart =
     "$Global:ClusterConfiguration = ConvertFrom-Json ((Get-Content "
     "\"c:\\k\\kubeclusterconfig.json\" -ErrorAction Stop) | out-string)\n"
