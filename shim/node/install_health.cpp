@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "shim/node/ascii_case.h"
 #include "shim/node/command_line.h"
 #include "shim/node/containerd_config.h"
 #include "shim/node/journal_file.h"
@@ -11,12 +12,6 @@ namespace dxshim::node {
 namespace {
 
 using Level = InstallFinding::Level;
-
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 std::vector<InstallFinding> Interrupted(const Procedure& p) {
   std::size_t done = 0;

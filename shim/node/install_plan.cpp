@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "shim/node/ascii_case.h"
 #include "shim/node/command_line.h"
 #include "shim/node/config_file_edit.h"
 #include "shim/node/containerd_config.h"
@@ -56,12 +57,6 @@ class Draft {
   NodeSystem& node_;
   std::vector<NodeChange> changes_;
 };
-
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 // Sets kubelet flag `name` where this launcher keeps kubelet's flags.
 void SetLauncherFlag(Draft& draft, const KubeletLaunch& launch, const std::string& name,

@@ -3,14 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "shim/node/ascii_case.h"
+
 namespace dxshim::node {
 namespace {
-
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 Step On(Step::Kind kind, const std::string& service, bool opens = false, bool closes = false) {
   Step step;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "shim/node/ascii_case.h"
 #include "shim/node/install_describe.h"
 #include "shim/node/install_procedure.h"
 #include "shim/node/journal_file.h"
@@ -28,12 +29,6 @@ struct Run {
 
 void SayAll(const Say& say, const std::vector<std::string>& lines) {
   for (const auto& line : lines) say(line);
-}
-
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
 }
 
 // apply: the journal's procedure, to its end, the journal saved at each step.

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 
+#include "shim/node/ascii_case.h"
 #include "shim/node/command_line.h"
 #include "shim/node/config_file_edit.h"
 #include "shim/node/kubelet_flags.h"
@@ -17,13 +18,6 @@ constexpr char kServicesKey[] = "SYSTEM\\CurrentControlSet\\Services\\";
 // rke2's default configuration file on Windows (rancher/rke2 docs: the same folder as on Linux,
 // under C:\).
 constexpr char kRke2Config[] = "C:\\etc\\rancher\\rke2\\config.yaml";
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && Lower(text.substr(text.size() - suffix.size())) == suffix;

@@ -3,18 +3,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "shim/node/ascii_case.h"
 #include "shim/node/command_line.h"
 #include "shim/node/kubelet_flags.h"
 #include "shim/node/kubelet_launch.h"
 
 namespace dxshim::node {
 namespace {
-
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 // A value install changed: what it held before install, and every value install wrote there.
 struct Target {

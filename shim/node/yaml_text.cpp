@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "shim/base/json_text.h"
+#include "shim/node/ascii_case.h"
 #include "shim/node/command_line.h"
 
 namespace dxshim::node {
@@ -23,14 +24,6 @@ bool IsControl(char c) {
 
 std::string Where(std::string_view kind, std::string_view text, std::size_t offset) {
   return std::string(kind) + " line " + std::to_string(LineAt(text, offset)) + ": ";
-}
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](char c) {
-    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  });
-  return out;
 }
 
 // A plain scalar that YAML 1.1 or 1.2 (Go's yaml included) resolves to something else than a
