@@ -1,7 +1,10 @@
 // A small recursive-descent JSON reader for ConvertFrom-Json.
 #include "tests/support/node_standin/powershell_json.h"
 
+#include <cstdint>
 #include <cstdlib>
+
+#include "tests/support/node_standin/utf8.h"
 
 namespace dxshim::test::node_standin::powershell {
 
@@ -106,24 +109,6 @@ class JsonReader {
     return Value::Array(std::move(items));
   }
 
-  static void AppendUtf8(std::string& out, unsigned long code) {
-    if (code < 0x80) {
-      out += static_cast<char>(code);
-    } else if (code < 0x800) {
-      out += static_cast<char>(0xC0 | (code >> 6));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    } else if (code < 0x10000) {
-      out += static_cast<char>(0xE0 | (code >> 12));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (code >> 18));
-      out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    }
-  }
-
   std::optional<unsigned long> Hex4() {
     if (at_ + 4 > text_.size()) return std::nullopt;
     char* end = nullptr;
@@ -180,7 +165,7 @@ class JsonReader {
             }
             *code = 0x10000 + ((*code - 0xD800) << 10) + (*low - 0xDC00);
           }
-          AppendUtf8(out, *code);
+          AppendUtf8(out, static_cast<std::uint32_t>(*code));
           break;
         }
         default:

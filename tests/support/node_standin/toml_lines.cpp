@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "tests/support/node_standin/utf8.h"
+
 namespace dxshim::test::node_standin {
 
 namespace {
@@ -15,24 +17,6 @@ std::string Trim(std::string_view text) {
   if (first == std::string_view::npos) return "";
   const auto last = text.find_last_not_of(" \t\r");
   return std::string(text.substr(first, last - first + 1));
-}
-
-void AppendUtf8(std::string& out, std::uint32_t code) {
-  if (code < 0x80) {
-    out += static_cast<char>(code);
-  } else if (code < 0x800) {
-    out += static_cast<char>(0xC0 | (code >> 6));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else if (code < 0x10000) {
-    out += static_cast<char>(0xE0 | (code >> 12));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (code >> 18));
-    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  }
 }
 
 // A basic string from TEXT[0] == '"': its value and where it ended (past the closing quote).
