@@ -13,6 +13,7 @@ packages=(
   g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev
   systemd python3 python3-yaml python3-grpcio
   dpkg-dev patch
+  skopeo umoci
 )
 command -v npm >/dev/null || packages+=(npm)
 missing=()

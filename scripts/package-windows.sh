@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Windows release: builds dxshim.exe and dxshim-devices.exe (scripts/build-windows.sh) and
 # packs dist/dxshim-<version>-windows-amd64.zip in the layout deploy/windows/install.ps1 expects
-# beside itself: dxshim.exe, dxshim-devices.exe, install.ps1, dxshim.yaml (the Windows example
+# beside itself: dxshim.exe, dxshim-devices.exe, install.ps1, installer-pod.ps1 (the installer
+# DaemonSet's container, scripts/build-installer-image.sh), dxshim.yaml (the Windows example
 # configuration) and README.txt; then dxshim's LICENSE and NOTICE, and LICENSES/ with the licenses
 # of the third-party code linked into the executables (scripts/third-party-licenses.sh). Prints the
 # zip's path, size and SHA-256.
@@ -15,7 +16,7 @@ name="dxshim-$version-windows-amd64"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 cp build-windows-mingw/shim/dxshim.exe build-windows-mingw/devices/dxshim-devices.exe \
-  deploy/windows/install.ps1 "$stage/"
+  deploy/windows/install.ps1 deploy/windows/installer-pod.ps1 "$stage/"
 cp deploy/examples/dxshim-windows.yaml "$stage/dxshim.yaml"
 sed "s/@VERSION@/$version/g" deploy/windows/README.txt.in >"$stage/README.txt"
 cp LICENSE NOTICE "$stage/"
@@ -29,7 +30,7 @@ python3 - "$stage" "$zip" <<'PY'
 import pathlib, sys, zipfile
 stage, out = sys.argv[1], sys.argv[2]
 with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
-    for f in ("dxshim.exe", "dxshim-devices.exe", "install.ps1", "dxshim.yaml", "README.txt",
+    for f in ("dxshim.exe", "dxshim-devices.exe", "install.ps1", "installer-pod.ps1", "dxshim.yaml", "README.txt",
               "LICENSE", "NOTICE"):
         z.write(f"{stage}/{f}", f)
     for path in sorted(pathlib.Path(stage, "LICENSES").rglob("*")):

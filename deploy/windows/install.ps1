@@ -31,6 +31,12 @@
   Expects next to it (or in -SourceDir): dxshim.exe, dxshim-devices.exe and dxshim.yaml (start
   from deploy/examples/dxshim-windows.yaml).
 
+  Exit codes: 0 installed and proven, or nothing to change (a check doctor fails afterwards is
+  reported, not an install failure); 1 refused, or not proven and rolled back (a prerequisite
+  that is not met, a configuration dxshim refuses, dxshim.exe install's own refusals); 2 a bad
+  option; 3 a kubelet launcher dxshim.exe install does not know, nothing changed. -Uninstall: 0
+  removed, or nothing was installed; 1 dxshim.exe uninstall refused (nothing more removed).
+
 .EXAMPLE
   .\install.ps1 -SourceDir C:\dxshim-release
 .EXAMPLE
@@ -39,6 +45,9 @@
   .\install.ps1 -ServiceOnly     # the dxshim service alone, for nodes whose bootstrap points kubelet at it:
                                 # it says this launcher's bootstrap setting (refused on AKS, which has none),
                                 # proves dxshim serves, and says whether kubelet already uses it
+.EXAMPLE
+  .\install.ps1 -AllowOtherGpuPlugin  # install although kubelet has another GPU device plugin
+                                # (AKS's microsoft.com/directx): each GPU is then advertised twice
 .EXAMPLE
   .\install.ps1 -Uninstall
 #>
@@ -54,6 +63,7 @@ param(
   [switch]$Force,
   [switch]$AllowNoGpu,
   [switch]$NoNodeLabels,
+  [switch]$AllowOtherGpuPlugin,
   [switch]$Uninstall,
   [switch]$Purge
 )
@@ -148,7 +158,10 @@ function Copy-Release {
 }
 
 if ($Uninstall) {
-  if (-not (Test-Path $Installed)) { throw "$Installed not found: nothing installed here" }
+  if (-not (Test-Path $Installed)) {
+    Write-Step "$Installed not found: nothing installed here, nothing to undo"
+    exit 0
+  }
   Write-Step 'undoing what dxshim.exe install recorded'
   & $Installed uninstall
   if ($LASTEXITCODE -ne 0) { throw "dxshim.exe uninstall failed ($LASTEXITCODE): see above; nothing more was removed" }
@@ -164,6 +177,7 @@ $arguments = @('install', '--mode', $Mode)
 if ($Pipe) { $arguments += @('--endpoint', $Pipe) }
 if ($ServiceOnly) { $arguments += '--service-only' }
 if ($NoNodeLabels) { $arguments += @('--node-labels', 'none') }
+if ($AllowOtherGpuPlugin) { $arguments += '--allow-other-gpu-plugin' }
 if ($DryRun) {
   # Nothing is copied: the new binary reads the node with the configuration it would get.
   $current = Join-Path $DataDir 'dxshim.yaml'
@@ -188,11 +202,12 @@ if ($code -ne 0) {
 Write-Step 'checking the GPU path (dxshim.exe doctor)'
 $doctor = @('doctor', '--config', (Join-Path $DataDir 'dxshim.yaml'))
 # kubelet registers the device plugin, and writes its checkpoint, within seconds of dxshim's
-# start: a run every 5 s for up to 30 s until nothing fails, then the table as it stands.
-$deadline = (Get-Date).AddSeconds(30)
+# start: a run every 5 s, up to seven, until nothing fails, then the table as it stands.
+$runs = 0
 while ($true) {
+  $runs += 1
   & $Installed @doctor --output json | Out-Null
-  if ($LASTEXITCODE -eq 0 -or (Get-Date) -ge $deadline) { break }
+  if ($LASTEXITCODE -eq 0 -or $runs -ge 7) { break }
   Start-Sleep -Seconds 5
 }
 $encoding = [Console]::OutputEncoding
@@ -202,3 +217,4 @@ if ($LASTEXITCODE -ne 0) {
   [Console]::Error.WriteLine('dxshim is installed, but dxshim.exe doctor failed a check: see the lines marked with a cross above and their fix')
 }
 Write-Step 'done'
+exit 0  # installed and proven: doctor's verdict is reported above, not this script's exit code

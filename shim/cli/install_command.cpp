@@ -75,6 +75,23 @@ std::vector<std::string> GpuLabels(const std::string& config_path) {
   return labels;
 }
 
+// What install's check for another GPU device plugin needs from dxshim's configuration: kubelet's
+// device plugin folder (device-plugin-dir; without it kubelet's own, kWindowsDevicePluginDir),
+// dxshim's resources, and whether its device plugin is on.
+void ReadDevicePluginKeys(const std::string& config, node::InstallOptions& o) {
+  if (const auto dir = node::ReadTopLevelString(config, "device-plugin-dir")) {
+    o.device_plugin_dir = *dir;
+  }
+  for (const char* key : {"device-plugin-resource", "device-plugin-memory-resource"}) {
+    if (const auto name = node::ReadTopLevelString(config, key)) {
+      o.dxshim_resources.push_back(*name);
+    }
+  }
+  if (const auto on = node::ReadTopLevelString(config, "device-plugin")) {
+    o.dxshim_device_plugin = config::ParseBool(*on);
+  }
+}
+
 std::vector<std::string> SplitComma(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
@@ -161,6 +178,11 @@ int RunInstall(int argc, char** argv) {
       "install and start the dxshim service alone: kubelet and "
       "containerd are not touched (point kubelet at dxshim at bootstrap instead)")(
       "dry-run", po::bool_switch(), "print what would change; change nothing")(
+      "allow-other-gpu-plugin", po::bool_switch(),
+      "install even though kubelet has another GPU device plugin registered (AKS's DirectX "
+      "plugin microsoft.com/directx, TensorWorks' directx.microsoft.com/..., by kubelet's "
+      "checkpoint in device-plugin-dir): each GPU is then handed out twice. Without it install "
+      "refuses such a node, changing nothing")(
       "restart-service", po::bool_switch(),
       "restart the running dxshim service (its binary was replaced), kubelet left running")(
       "record", po::value<std::string>()->default_value(node::kDefaultRecordPath),
@@ -189,6 +211,7 @@ int RunInstall(int argc, char** argv) {
   o.mode = vm["mode"].as<std::string>();
   o.service_only = vm["service-only"].as<bool>();
   o.dry_run = vm["dry-run"].as<bool>();
+  o.allow_other_gpu_plugin = vm["allow-other-gpu-plugin"].as<bool>();
   o.plan.replaced_binary = vm["restart-service"].as<bool>();
   o.record_path = system->ExpandEnvironment(vm["record"].as<std::string>());
   o.plan.service = vm["service-name"].as<std::string>();
@@ -207,6 +230,7 @@ int RunInstall(int argc, char** argv) {
     if (const auto listen = node::ReadTopLevelString(*config, "listen")) {
       o.plan.dxshim_endpoint = *listen;
     }
+    ReadDevicePluginKeys(*config, o);
     if (!vm["endpoint"].as<std::string>().empty()) {
       o.plan.dxshim_endpoint = vm["endpoint"].as<std::string>();
     }

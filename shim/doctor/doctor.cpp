@@ -6,6 +6,7 @@
 #include "shim/doctor/install_check.h"
 #include "shim/doctor/kubelet_check.h"
 #include "shim/doctor/metrics_check.h"
+#include "shim/doctor/other_gpu_plugins_check.h"
 #include "shim/doctor/plugin_check.h"
 
 namespace dxshim::doctor {
@@ -33,6 +34,7 @@ void RunChecks(const DoctorSetup& setup, Checks& checks) {
   Run(checks, "kubelet", [&] { return Checks{CheckKubelet(FindKubelets(), setup.listen.name)}; });
   Run(checks, "install", [] { return CheckInstall(); });
   Run(checks, "device plugin", [&] { return CheckDevicePlugin(setup.cfg, setup.runtime.timeout); });
+  Run(checks, "other GPU device plugins", [&] { return Checks{CheckOtherGpuPlugins(setup.cfg)}; });
   std::vector<devices::Device> gpus;
   Run(checks, "GPUs", [&] { return CheckGpus(setup.cfg, gpus); });
   Run(checks, "vm-runtime-handlers", [&] {

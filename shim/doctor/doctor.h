@@ -2,9 +2,9 @@
 //   1. the configuration (the caller's: it reads it),  2. dxshim answers on `listen`,
 //   3. the runtime answers on `runtime` (on Windows containerd ≥ 1.7),  4. kubelet points at
 //   dxshim, and (Windows) what `dxshim install`'s journal says of the node,  5. the device plugin
-//   is served and registered,  6. the GPUs and their runtime files,
-//   7. vm-runtime-handlers against the runtime's handlers,  8. the metrics endpoint's /readyz,
-//   9. who holds which GPU by the runtime's record.
+//   is served and registered,  6. no other GPU device plugin is registered with kubelet,
+//   7. the GPUs and their runtime files,  8. vm-runtime-handlers against the runtime's handlers,
+//   9. the metrics endpoint's /readyz,  10. who holds which GPU by the runtime's record.
 #pragma once
 
 #include "config/serve_config.h"
@@ -20,7 +20,7 @@ struct DoctorSetup {
   bool windows_node = false;
 };
 
-// Checks 2 to 9, appended to `checks`.
+// Checks 2 to 10, appended to `checks`.
 void RunChecks(const DoctorSetup& setup, Checks& checks);
 
 }  // namespace dxshim::doctor

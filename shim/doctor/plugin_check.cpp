@@ -12,13 +12,15 @@
 #include "shim/device_plugin/device_plugin_server.h"
 #include "shim/device_plugin/device_plugin_service.h"
 #include "shim/device_plugin/socket_file_channel.h"
-#include "shim/doctor/kubelet_checkpoint.h"
+#include "shim/node/kubelet_checkpoint.h"
 #include "shim/socket_bridge/socket_file.h"
 
 namespace dxshim::doctor {
 namespace {
 
 using device_plugin::PluginSockets;
+using node::kKubeletCheckpoint;
+using node::RegisteredDevices;
 
 struct Advertised {
   std::set<std::string> healthy;

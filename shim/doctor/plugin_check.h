@@ -1,7 +1,8 @@
 // `dxshim doctor`'s check 5, per resource dxshim's device plugin serves (pod slots, and memory
 // units when configured): its socket is in kubelet's device plugin folder, the plugin answers
 // there (its first ListAndWatch list: what it advertises), and kubelet has the resource
-// registered with as many healthy devices (kubelet's own checkpoint, kubelet_checkpoint.h).
+// registered with as many healthy devices (kubelet's own checkpoint,
+// shim/node/kubelet_checkpoint.h).
 #pragma once
 
 #include <chrono>

@@ -8,6 +8,7 @@
 #include "shim/node/install_procedure.h"
 #include "shim/node/journal_file.h"
 #include "shim/node/kubelet_proof.h"
+#include "shim/node/other_gpu_plugins.h"
 #include "shim/node/undo_plan.h"
 
 namespace dxshim::node {
@@ -118,6 +119,30 @@ int FinishInterrupted(Run& r, InstallJournal& journal) {
   }
   EndProcedure(r.node, r.path, journal);
   return kInstalled;
+}
+
+// check: another GPU device plugin registered with kubelet refuses install (unless allowed),
+// before anything changes; a code when install ends here.
+std::optional<int> OtherPluginsPhase(Run& r, const InstallOptions& o) {
+  const std::string dir = r.node.ExpandEnvironment(
+      o.device_plugin_dir.empty() ? kWindowsDevicePluginDir : o.device_plugin_dir);
+  std::vector<OtherGpuPlugin> found;
+  try {
+    found = OtherGpuPluginsOn(r.node, dir, o.dxshim_resources);
+  } catch (const NodeError& e) {
+    r.say(std::string("warning: ") + e.what() +
+          "; whether another GPU device plugin is registered is not known");
+    return std::nullopt;
+  }
+  if (found.empty()) return std::nullopt;
+  const std::string what = DescribeOtherGpuPlugins(found, o.dxshim_device_plugin);
+  if (o.allow_other_gpu_plugin) {
+    r.say("warning: " + what + ". Going on: --allow-other-gpu-plugin");
+    return std::nullopt;
+  }
+  r.say("install refused, nothing changed: " + what + ". Fix: " + OtherGpuPluginsFix() +
+        ". Or run install again with --allow-other-gpu-plugin to keep both.");
+  return kFailed;
 }
 
 // plan: kubelet's launcher and every change; a code when install ends here.
@@ -252,6 +277,7 @@ int Install(NodeSystem& node, DxshimProbe& probe, const InstallOptions& o) {
         o.say ? o.say : [](const std::string&) {},
         o.interrupt,
         o.plan.node_labels};
+  if (const auto code = OtherPluginsPhase(r, o)) return *code;
   std::optional<InstallJournal> journal;
   try {
     journal = LoadJournal(node, o.record_path);

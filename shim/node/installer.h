@@ -1,4 +1,5 @@
 // `dxshim install` and `dxshim uninstall` on a node, in phases:
+//   check    -> no other GPU device plugin registered with kubelet (other_gpu_plugins.h)
 //   plan     -> find kubelet's launcher and compute every change (install_plan.h)
 //   describe -> say what will change, and stop there for --dry-run
 //   journal  -> record the steps before any is applied (install_journal.h)
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "shim/node/dxshim_probe.h"
 #include "shim/node/install_plan.h"
@@ -43,6 +45,13 @@ struct InstallOptions {
   std::string record_path;    // the journal, install-record.json
   bool service_only = false;  // the dxshim service alone: kubelet and containerd untouched
   bool dry_run = false;       // print the plan, change nothing
+  // Another GPU device plugin registered with kubelet (other_gpu_plugins.h) refuses install,
+  // before anything changes, unless allowed. Its checkpoint is in kubelet's device plugin folder
+  // (empty: kWindowsDevicePluginDir); dxshim's own resources (as configured) are not another's.
+  std::string device_plugin_dir;
+  std::vector<std::string> dxshim_resources;
+  bool dxshim_device_plugin = true;  // the configuration's device-plugin
+  bool allow_other_gpu_plugin = false;
   std::chrono::milliseconds service_timeout{std::chrono::seconds(90)};
   std::chrono::milliseconds proof_timeout{std::chrono::seconds(180)};
   Say say;

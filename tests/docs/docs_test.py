@@ -40,7 +40,8 @@ CONTRIBUTING.md, docs/*.md, tests/README.md, bench/README.md and every README.md
    image comes from mcr.microsoft.com (runs as written) or is registry.example.com/... (built from
    a Dockerfile: the pod's opening comment names deploy/examples/pods/<folder>/Dockerfile, which
    exists). deploy/examples/pods/README.md has a table row for each pod whose first cell names
-   its file; the row's last cell starts with "Runs as written" for a public image and with
+   its file; the row's last cell starts with "Public image, not yet run on a Windows node" for a
+   public image (none has run on a Windows node yet) and with
    "Build" and links that same Dockerfile for a built one.
 
 usage: docs_test.py SOURCE_DIR DXSHIM_BINARY"""
@@ -503,8 +504,9 @@ for path in pod_files:
                         os.path.relpath(f, PODS) in how for f in named_dockerfiles):
                     wrong.append(f"{PODS}/README.md:{n}: its row must start with 'Build' and "
                                  f"link {', '.join(named_dockerfiles) or 'its Dockerfile'}")
-            elif not how.startswith("Runs as written"):
-                wrong.append(f"{PODS}/README.md:{n}: its row must start with 'Runs as written'")
+            elif not how.startswith("Public image, not yet run on a Windows node"):
+                wrong.append(f"{PODS}/README.md:{n}: its row must start with "
+                             "'Public image, not yet run on a Windows node'")
     problems += [f"{where}: {w}" for w in wrong]
 for name in sorted(set(rows) - {os.path.basename(p) for p in pod_files}):
     problems.append(f"{PODS}/README.md:{rows[name][0]}: lists {name}, which is no example pod")

@@ -228,7 +228,7 @@ TEST_F(Doctor, AHealthyNodeIsAllOkAndExitsZero) {
   }
   EXPECT_EQ(order,
             (std::vector<std::string>{"configuration", "dxshim", "runtime", "kubelet", "device",
-                                      "GPU", "vm-runtime-handlers", "metrics", "holders"}))
+                                      "other", "GPU", "vm-runtime-handlers", "metrics", "holders"}))
       << run.Text();
   // Who serves each endpoint, from the system (SO_PEERCRED): dxshim, and containerd.
   EXPECT_NE(run.Of("dxshim")[0].detail.find(
@@ -253,6 +253,8 @@ TEST_F(Doctor, AHealthyNodeIsAllOkAndExitsZero) {
                 .detail.find("dxshim-memory.sock serves 8 healthy of 16 advertised; kubelet has "
                              "them registered"),
             std::string::npos)
+      << run.out;
+  EXPECT_EQ(run.Exact("other GPU device plugins").detail, "none registered with kubelet")
       << run.out;
   const auto gpu = run.Of("GPU 0000:e2:00.0");
   ASSERT_EQ(gpu.size(), 1u) << run.out;

@@ -135,6 +135,7 @@ const std::map<std::string, std::string> kPodInventories = {
     {"directml-hello", "mcdm-compute.yaml"},
     {"ffmpeg-nvenc", "nvidia-t4.yaml"},
     {"ffmpeg-quicksync", "intel-igpu.yaml"},
+    {"gpu-check", "nvidia-t4.yaml"},
     {"gpu-environment", "nvidia-t4.yaml"},
     {"gpu-memory-encoder", "nvidia-t4.yaml"},
     {"gpu-memory-limit", "nvidia-t4.yaml"},

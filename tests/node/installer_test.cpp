@@ -329,6 +329,80 @@ TEST(NodeInstall, AnUnreadableKubeadmInstanceConfigIsRefusedByName) {
   EXPECT_TRUE(Has(said, "install refused: " + std::string(kInstanceConfig) + ": ")) << Joined(said);
 }
 
+// Another GPU device plugin registered with kubelet (AKS's DirectX plugin, in kubelet's checkpoint
+// in %SystemDrive%\var\lib\kubelet\device-plugins): install is refused before anything changes
+// (a dry run too), naming the resource, its devices and the fix; --allow-other-gpu-plugin says
+// so and installs.
+TEST(NodeInstall, AnotherGpuPluginRefusesInstallUnlessAllowed) {
+  FakeNode node;
+  BaseNode(node);
+  AksShape(node);
+  node.files["C:\\var\\lib\\kubelet\\device-plugins\\kubelet_internal_checkpoint"] =
+      R"({"Data":{"PodDeviceEntries":null,"RegisteredDevices":{"microsoft.com/directx":["0"]}},)"
+      R"("Checksum":1})";
+  const Snapshot before = Take(node);
+  FakeProbe probe(node);
+  std::vector<std::string> said;
+  auto o = Options(&said);
+  EXPECT_EQ(Install(node, probe, o), kFailed);
+  EXPECT_EQ(Take(node), before) << Describe(Take(node), before);
+  ASSERT_EQ(said.size(), 1u) << Joined(said);
+  EXPECT_EQ(said[0],
+            "install refused, nothing changed: kubelet has another GPU device plugin registered: "
+            "microsoft.com/directx (1 device); each GPU is then advertised twice, once per "
+            "resource, and kubelet gives the same GPU to a pod of each resource. Fix: on AKS, "
+            "create the Windows GPU node pool with `--gpu-driver none` (az aks nodepool add; AKS "
+            "then installs neither the driver nor its DirectX device plugin) and install the GPU "
+            "driver yourself, or delete the other plugin's DaemonSet; elsewhere, remove the other "
+            "device plugin from this node. Or run install again with --allow-other-gpu-plugin to "
+            "keep both.");
+  said.clear();
+  o.dry_run = true;
+  EXPECT_EQ(Install(node, probe, o), kFailed);
+  EXPECT_TRUE(Has(said, "install refused, nothing changed: ")) << Joined(said);
+
+  said.clear();
+  o.dry_run = false;
+  o.allow_other_gpu_plugin = true;
+  ASSERT_EQ(Install(node, probe, o), kInstalled) << Joined(said);
+  EXPECT_EQ(said[0],
+            "warning: kubelet has another GPU device plugin registered: microsoft.com/directx (1 "
+            "device); each GPU is then advertised twice, once per resource, and kubelet gives the "
+            "same GPU to a pod of each resource. Going on: --allow-other-gpu-plugin");
+  EXPECT_TRUE(Has(said, "installed: kubelet talks to containerd through dxshim")) << Joined(said);
+}
+
+// The folder dxshim's configuration names (device-plugin-dir) is where the checkpoint is read;
+// dxshim's own resources, as configured, are not another plugin's; a checkpoint that cannot be
+// read is said, and install goes on.
+TEST(NodeInstall, TheCheckpointIsReadWhereTheConfigurationSays) {
+  FakeNode node;
+  BaseNode(node);
+  EksShape(node);
+  node.files["D:\\kubelet\\device-plugins\\kubelet_internal_checkpoint"] =
+      R"({"Data":{"RegisteredDevices":{"nvidia.com/gpu":["0"],"amd.com/gpu":[]}}})";
+  FakeProbe probe(node);
+  std::vector<std::string> said;
+  auto o = Options(&said);
+  EXPECT_EQ(Install(node, probe, o), kInstalled) << "no checkpoint in kubelet's own folder";
+  said.clear();
+  o.device_plugin_dir = "D:\\kubelet\\device-plugins\\";
+  o.dxshim_resources = {"nvidia.com/gpu"};
+  o.dxshim_device_plugin = false;
+  EXPECT_EQ(Install(node, probe, o), kFailed);
+  EXPECT_TRUE(Has(said,
+                  "registered: amd.com/gpu (registered, no healthy device now; kubelet drops it 5 "
+                  "min after its plugin left); dxshim's device plugin is off"))
+      << Joined(said);
+  said.clear();
+  node.files["D:\\kubelet\\device-plugins\\kubelet_internal_checkpoint"] = "{";
+  EXPECT_EQ(Install(node, probe, o), kInstalled) << Joined(said);
+  EXPECT_TRUE(Has(said,
+                  "warning: kubelet's checkpoint D:\\kubelet\\device-plugins\\"
+                  "kubelet_internal_checkpoint cannot be read: not JSON"))
+      << Joined(said);
+}
+
 // A journal a local user planted (any user may create files under %ProgramData% before dxshim's
 // folder exists) would make uninstall write files as SYSTEM: it is refused, nothing changes.
 TEST(NodeInstall, AJournalNotOwnedByAdministratorsIsRefused) {

@@ -26,8 +26,8 @@ check "it names the zip, its size and its SHA-256" \
 mkdir "$work/unpacked"
 python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print("\n".join(z.namelist())); z.extractall(sys.argv[2])' \
   "$zip" "$work/unpacked" >"$work/names"
-check "its top holds exactly dxshim.exe, dxshim-devices.exe, install.ps1, dxshim.yaml, README.txt, LICENSE, NOTICE, in that order, and the rest is under LICENSES/" \
-  $([ "$(grep -v / "$work/names" | tr '\n' ' ')" = "dxshim.exe dxshim-devices.exe install.ps1 dxshim.yaml README.txt LICENSE NOTICE " ] &&
+check "its top holds exactly dxshim.exe, dxshim-devices.exe, install.ps1, installer-pod.ps1, dxshim.yaml, README.txt, LICENSE, NOTICE, in that order, and the rest is under LICENSES/" \
+  $([ "$(grep -v / "$work/names" | tr '\n' ' ')" = "dxshim.exe dxshim-devices.exe install.ps1 installer-pod.ps1 dxshim.yaml README.txt LICENSE NOTICE " ] &&
     ! grep / "$work/names" | grep -qv '^LICENSES/'; echo $?) \
   "$(cat "$work/names")"
 check "LICENSE and NOTICE are the repository's" \

@@ -17,6 +17,8 @@ result() {  # result OK_CONDITION_EXIT_CODE DESCRIPTION
 
 "$check" "$script"
 result $? "install.ps1 parses without a syntax error"
+"$check" "$src/deploy/windows/installer-pod.ps1"
+result $? "installer-pod.ps1 parses without a syntax error"
 
 # The HostProcess installer's inline command is PowerShell too.
 python3 - "$src/deploy/windows/installer-daemonset.yaml" >"$work/hostprocess-command.ps1" <<'PY'
@@ -24,12 +26,15 @@ import sys, yaml
 for doc in yaml.safe_load_all(open(sys.argv[1])):
     spec = (doc or {}).get("spec", {}).get("template", {}).get("spec", {})
     for container in spec.get("initContainers", []) + spec.get("containers", []):
-        command = container.get("command", [])
-        if "-Command" in command:
-            print(command[command.index("-Command") + 1])
+        probe = container.get("readinessProbe", {}).get("exec", {}).get("command", [])
+        for command in container.get("command", []), probe:
+            if "-Command" in command:
+                print(command[command.index("-Command") + 1])
 PY
 [ -s "$work/hostprocess-command.ps1" ] && "$check" "$work/hostprocess-command.ps1" >/dev/null
-result $? "the HostProcess installer's -Command parses"
+result $? "the HostProcess installer's -Command lines parse"
+[ "$(grep -c 'installer-pod.ps1' "$work/hostprocess-command.ps1")" = 4 ]
+result $? "both DaemonSets run installer-pod.ps1, and their readiness probes ask it"
 
 # Lint: strict mode and stop-on-error before the first command that changes anything, no
 # aliases that change meaning between hosts, CRLF-safe (no carriage returns mixed in).

@@ -48,7 +48,10 @@
 //                   script with exit code 70 and `not-implemented <pid> <script>:<line>: <what>`
 //                   in powershell.log next to the executable, which also gets `start <pid>
 //                   <command line>` and `exit <pid> <code>` lines.
-//   containerd.exe  appends `start <pid> <command line>` to starts.log next to the executable;
+//   containerd.exe  `--version`: `containerd github.com/containerd/containerd VERSION COMMIT`, as
+//                   containerd's version command prints it, VERSION from containerd-version.txt
+//                   next to the executable (v1.7.20 without it). Otherwise it
+//                   appends `start <pid> <command line>` to starts.log next to the executable;
 //                   reads --config PATH (default %ProgramFiles%\containerd\config.toml; an
 //                   unreadable --config file is exit code 1, a missing default one means
 //                   containerd's defaults) and serves gRPC on its gRPC address and TTRPC on its
@@ -146,6 +149,7 @@
 #include <windows.h>
 // clang-format on
 
+#include <cctype>
 #include <cstdio>
 #include <string>
 
@@ -159,6 +163,7 @@ using dxshim::test::node_standin::Containerd;
 using dxshim::test::node_standin::Ctr;
 using dxshim::test::node_standin::EndsWithNoCase;
 using dxshim::test::node_standin::FileNameOf;
+using dxshim::test::node_standin::FolderOf;
 using dxshim::test::node_standin::Kubelet;
 using dxshim::test::node_standin::KubeLogRunner;
 using dxshim::test::node_standin::KubeProxy;
@@ -166,6 +171,7 @@ using dxshim::test::node_standin::Lower;
 using dxshim::test::node_standin::Nssm;
 using dxshim::test::node_standin::PowerShell;
 using dxshim::test::node_standin::ProbePipe;
+using dxshim::test::node_standin::ReadTextFile;
 using dxshim::test::node_standin::Rke2;
 using dxshim::test::node_standin::Run;
 using dxshim::test::node_standin::RunTask;
@@ -191,6 +197,15 @@ int main() {
   if (EndsWithNoCase(role, L".exe")) role.resize(role.size() - 4);
   if (role == L"kubelet") return Run("kubelet", Kubelet, false);
   if (role == L"nssm") return Run("nssm", Nssm, true);
+  if (role == L"containerd" && args.size() == 2 && args[1] == L"--version") {
+    const auto file = ReadTextFile(FolderOf(SelfPath()) + L"\\containerd-version.txt");
+    std::string version = file ? *file : "v1.7.20";
+    while (!version.empty() && std::isspace(static_cast<unsigned char>(version.back()))) {
+      version.pop_back();
+    }
+    std::printf("containerd github.com/containerd/containerd %s standin\n", version.c_str());
+    return 0;
+  }
   if (role == L"containerd") return Run("containerd", Containerd, false);
   if (role == L"rke2") return Run("rke2", Rke2, false);
   if (role == L"eks-windowsservicehost") return Run("EKS-WindowsServiceHost", ServiceHost, false);

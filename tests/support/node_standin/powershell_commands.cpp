@@ -301,8 +301,8 @@ void Interpreter::Invoke(const Value& command, Call& call, bool dot_source) {
 }
 
 bool Interpreter::InvokeCmdlet(const std::string& name, Call& call) {
-  return OutputCmdlet(name, call) || FileCmdlet(name, call) || ServiceCmdlet(name, call) ||
-         StubCmdlet(name, call);
+  return OutputCmdlet(name, call) || FileCmdlet(name, call) || ItemCmdlet(name, call) ||
+         ServiceCmdlet(name, call) || StubCmdlet(name, call);
 }
 
 void Interpreter::RunNative(const std::string& path, Call& call) {

@@ -173,7 +173,7 @@ Value Interpreter::Eval(const Script& script, TSNode node) {
   node = Unwrap(node);
   const std::string type = TypeOf(node);
   const auto children = ChildrenOf(node);
-  if (type == "variable") return GetVariable(VariableName(script.TextOf(node)));
+  if (type == "variable") return GetVariable(VariableName(script.TextOf(node)), true);
   if (type == "string_literal") return Eval(script, ts_node_child(node, 0));
   if (type == "expandable_string_literal") {
     const std::string text = script.TextOf(node);
@@ -336,6 +336,12 @@ void Interpreter::Assign(const Script& script, TSNode target, const std::string&
     return;
   }
   const auto children = ChildrenOf(target);
+  if (type == "member_access" && script.TextOf(children[1]) == "::" &&
+      Is(children[0], "type_literal") && op == "=") {
+    SetStatic(TypeNameOf(script, children[0]),
+              script.TextOf(FirstNamedChild(target, "member_name")), std::move(value));
+    return;
+  }
   if (type == "member_access" && script.TextOf(children[1]) == ".") {
     const Value object = Eval(script, children[0]);
     const std::string name = script.TextOf(FirstNamedChild(target, "member_name"));

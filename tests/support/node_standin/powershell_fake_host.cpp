@@ -107,6 +107,46 @@ bool FakeHost::RemovePath(const std::string& path, bool, std::string& error) {
   return false;
 }
 
+bool FakeHost::CopyPath(const std::string& from, const std::string& to, std::string& error) {
+  const auto bytes = ReadFile(from);
+  if (!bytes) {
+    error = "Could not find file '" + FullPath(from) + "'.";
+    return false;
+  }
+  return WriteFile(to, *bytes, false, error);
+}
+
+bool FakeHost::MovePath(const std::string& from, const std::string& to, std::string& error) {
+  if (!CopyPath(from, to, error)) return false;
+  files.erase(FullPath(from));
+  return true;
+}
+
+std::vector<std::string> FakeHost::ListDirectory(const std::string& path) {
+  const std::string prefix = FullPath(path) + "\\";
+  std::set<std::string, NoCaseLess> names;
+  const auto add = [&](const std::string& full) {
+    if (full.size() > prefix.size() && EqualsNoCase(full.substr(0, prefix.size()), prefix) &&
+        full.find('\\', prefix.size()) == std::string::npos) {
+      names.insert(full.substr(prefix.size()));
+    }
+  };
+  for (const auto& [full, bytes] : files) add(full);
+  for (const auto& full : directories) add(full);
+  return {names.begin(), names.end()};
+}
+
+std::optional<std::string> FakeHost::FileSha256(const std::string& path) {
+  const auto bytes = ReadFile(path);
+  if (!bytes) return std::nullopt;
+  return std::to_string(bytes->size()) + "-" + std::to_string(std::hash<std::string>{}(*bytes));
+}
+
+std::optional<std::string> FakeHost::OwnerSid(const std::string& path) {
+  if (KindOf(path) == PathKind::kNone) return std::nullopt;
+  return "S-1-5-32-544";
+}
+
 std::optional<std::string> FakeHost::GetEnvironment(const std::string& name) {
   const auto it = environment.find(name);
   if (it == environment.end()) return std::nullopt;

@@ -54,6 +54,13 @@ class FakeHost : public Host {
   bool RemovePath(const std::string& path, bool recurse, std::string& error) override;
   std::string FullPath(const std::string& path) override;
   std::string CurrentDirectory() override { return current_directory; }
+  bool CopyPath(const std::string& from, const std::string& to, std::string& error) override;
+  bool MovePath(const std::string& from, const std::string& to, std::string& error) override;
+  std::vector<std::string> ListDirectory(const std::string& path) override;
+  // Not SHA-256: the bytes' length and std::hash, enough to tell files apart in a unit test.
+  std::optional<std::string> FileSha256(const std::string& path) override;
+  std::optional<std::string> OwnerSid(const std::string& path) override;
+  std::string OsVersion() override { return "10.0.20348.0"; }
   std::optional<std::string> GetEnvironment(const std::string& name) override;
   void SetEnvironment(const std::string& name, const std::optional<std::string>& value) override;
   std::string RoundTripNow() override { return "2024-05-06T07:08:09.1234567+00:00"; }

@@ -45,6 +45,18 @@ class Host {
   virtual bool RemovePath(const std::string& path, bool recurse, std::string& error) = 0;
   virtual std::string FullPath(const std::string& path) = 0;
   virtual std::string CurrentDirectory() = 0;
+  // Copy-Item and Move-Item of one file, replacing TO (a running program can be moved, not
+  // overwritten, as on Windows).
+  virtual bool CopyPath(const std::string& from, const std::string& to, std::string& error) = 0;
+  virtual bool MovePath(const std::string& from, const std::string& to, std::string& error) = 0;
+  // The names in a folder (files and folders, without . and ..), sorted; none when it is not one.
+  virtual std::vector<std::string> ListDirectory(const std::string& path) = 0;
+  // A file's SHA-256 in upper-case hex, as Get-FileHash gives it; nothing when it cannot be read.
+  virtual std::optional<std::string> FileSha256(const std::string& path) = 0;
+  // The owner of a file or folder as a SID string (S-1-5-32-544); nothing when it cannot be read.
+  virtual std::optional<std::string> OwnerSid(const std::string& path) = 0;
+  // The Windows version as [Environment]::OSVersion.Version prints it (10.0.20348.0).
+  virtual std::string OsVersion() = 0;
 
   // Environment variables (names without case, as Windows'). Setting nothing removes one.
   virtual std::optional<std::string> GetEnvironment(const std::string& name) = 0;

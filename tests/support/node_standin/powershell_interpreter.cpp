@@ -327,7 +327,7 @@ void SplitName(const std::string& full, std::string& scope, std::string& name) {
 
 }  // namespace
 
-Value Interpreter::GetVariable(const std::string& full) {
+Value Interpreter::GetVariable(const std::string& full, bool required) {
   std::string scope;
   std::string name;
   SplitName(full, scope, name);
@@ -360,6 +360,9 @@ Value Interpreter::GetVariable(const std::string& full) {
   for (; at; at = scope.empty() ? at->parent : nullptr) {
     const auto it = at->variables.find(name);
     if (it != at->variables.end()) return it->second;
+  }
+  if (required && strict_) {
+    Fail("The variable '$" + name + "' cannot be retrieved because it has not been set.");
   }
   return Value();
 }

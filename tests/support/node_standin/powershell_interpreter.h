@@ -165,7 +165,8 @@ class Interpreter {
   Block BlockOf(const ScriptBlockData& data);
 
   // Variables.
-  Value GetVariable(const std::string& name);
+  // REQUIRED: a script's own read, which Set-StrictMode refuses for a variable never set.
+  Value GetVariable(const std::string& name, bool required = false);
   void SetVariable(const std::string& name, Value value);
   std::shared_ptr<const FunctionDef> FindFunction(const std::string& name);
   void DefineFunction(std::shared_ptr<const FunctionDef> function);
@@ -204,12 +205,14 @@ class Interpreter {
   Value UnaryOperator(const std::string& op, const Value& operand);
   Value Add(const Value& left, const Value& right);
   Value Cast(const std::string& type, const Value& value);
+  Value VersionValue(const std::string& text);
 
   // Members (powershell_members.cpp).
   Value GetMember(const Value& target, const std::string& name);
   void SetMember(const Value& target, const std::string& name, Value value);
   Value CallMethod(const Value& target, const std::string& name, const Values& args);
   Value GetStatic(const std::string& type, const std::string& name);
+  void SetStatic(const std::string& type, const std::string& name, Value value);
   Value CallStatic(const std::string& type, const std::string& name, const Values& args);
   Value Index(const Value& target, const Value& index);
 
@@ -228,6 +231,8 @@ class Interpreter {
   bool FileCmdlet(const std::string& name, Call& call);
   bool ServiceCmdlet(const std::string& name, Call& call);
   bool StubCmdlet(const std::string& name, Call& call);
+  bool ItemCmdlet(const std::string& name, Call& call);
+  bool strict() const { return strict_; }
 
   bool run_process_loaded = false;  // Add-Type of run-process.cs happened
 
@@ -255,6 +260,8 @@ class Interpreter {
   std::string not_implemented_;
   int try_depth_ = 0;
   bool last_failed_ = false;
+  bool strict_ = false;     // Set-StrictMode -Version Latest
+  Value console_encoding_;  // [Console]::OutputEncoding, once set
 
   friend class FrameGuard;
   friend class TryGuard;

@@ -545,6 +545,34 @@ TEST_F(PowerShellTest, RedirectionsWriteUtf16AsOutFile) {
   EXPECT_EQ(host.out, "else\r\n");
 }
 
+TEST_F(PowerShellTest, WhatTheInstallScriptsUse) {
+  host.directories.insert("C:\\r");
+  host.files["C:\\r\\a.exe"] = "one";
+  host.files["C:\\r\\b.exe.old"] = "two";
+  EXPECT_EQ(Run("Set-StrictMode -Version Latest\n"
+                "Join-Path 'C:\\r\\' '\\x.ps1'\n"
+                "$h = (Get-FileHash -Algorithm SHA256 C:\\r\\a.exe).Hash\n"
+                "Copy-Item C:\\r\\a.exe C:\\r\\c.exe; Move-Item -Force C:\\r\\c.exe C:\\r\\d.exe\n"
+                "(Get-FileHash C:\\r\\d.exe).Hash -eq $h; Test-Path C:\\r\\c.exe\n"
+                "(Get-ChildItem C:\\r\\*.old).Name\n"
+                "if ('containerd v1.7.20 x' -notmatch 'v?(\\d+)\\.(\\d+)\\.(\\d+)') { 'no' }\n"
+                "$v = [version]\"$($Matches[1]).$($Matches[2]).$($Matches[3])\"\n"
+                "$v -lt [version]'1.10.0'; $v.Minor\n"
+                "$o = [pscustomobject]@{ key = 'k'; code = 3 }\n"
+                "($o | ConvertTo-Json | ConvertFrom-Json).code\n"
+                "(Get-Acl C:\\r).GetOwner([System.Security.Principal.SecurityIdentifier]).Value\n"
+                "[Environment]::OSVersion.Version.Build\n"
+                "$o.missing\n"),
+            0);  // statement-terminating errors: the script goes on
+  EXPECT_EQ(host.out,
+            "C:\\r\\x.ps1\r\nTrue\r\nFalse\r\nb.exe.old\r\nTrue\r\n7\r\n3\r\nS-1-5-32-544\r\n"
+            "20348\r\n");
+  EXPECT_NE(host.err.find("The property 'missing' cannot be found"), std::string::npos) << host.err;
+  EXPECT_EQ(Run("Set-StrictMode -Version Latest\n$never\n'after'\n"), 0);
+  EXPECT_NE(host.err.find("The variable '$never' cannot be retrieved"), std::string::npos)
+      << host.err;
+}
+
 TEST_F(PowerShellTest, WhatIsNotImplementedStopsTheScriptAndNamesIt) {
   EXPECT_EQ(Run("'before'\ntry { Get-NetIPAddress } catch { 'caught' }\n'after'\n"),
             kNotImplementedExitCode);

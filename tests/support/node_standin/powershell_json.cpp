@@ -1,7 +1,8 @@
-// A small recursive-descent JSON reader for ConvertFrom-Json.
+// A small recursive-descent JSON reader for ConvertFrom-Json, and ConvertTo-Json's writer.
 #include "tests/support/node_standin/powershell_json.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 #include "tests/support/node_standin/utf8.h"
@@ -221,6 +222,77 @@ class JsonReader {
 
 std::optional<Value> ParseJson(const std::string& text, std::string& error) {
   return JsonReader(text).Document(error);
+}
+
+namespace {
+
+std::string Quoted(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", u);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+void Write(const Value& value, int depth, const std::string& indent, std::string& out) {
+  const std::string inner = indent + "    ";
+  switch (value.kind) {
+    case Value::Kind::kNull:
+      out += "null";
+      return;
+    case Value::Kind::kBool:
+      out += value.boolean ? "true" : "false";
+      return;
+    case Value::Kind::kInt:
+    case Value::Kind::kDouble:
+      out += ToText(value);
+      return;
+    case Value::Kind::kArray: {
+      out += "[\r\n";
+      for (std::size_t i = 0; i < value.array->size(); ++i) {
+        out += inner;
+        Write((*value.array)[i], depth - 1, inner, out);
+        out += i + 1 < value.array->size() ? ",\r\n" : "\r\n";
+      }
+      out += indent + "]";
+      return;
+    }
+    case Value::Kind::kObject: {
+      if (depth < 0) {
+        out += Quoted(ToText(value));
+        return;
+      }
+      const auto& members = value.object->members;
+      out += "{\r\n";
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        out += inner + Quoted(members[i].first) + ":  ";
+        Write(members[i].second, depth - 1, inner, out);
+        out += i + 1 < members.size() ? ",\r\n" : "\r\n";
+      }
+      out += indent + "}";
+      return;
+    }
+    default:
+      out += Quoted(ToText(value));
+  }
+}
+
+}  // namespace
+
+std::string WriteJson(const Value& value, int depth) {
+  std::string out;
+  Write(value, depth, "", out);
+  return out;
 }
 
 }  // namespace dxshim::test::node_standin::powershell

@@ -14,4 +14,9 @@ namespace dxshim::test::node_standin::powershell {
 // why, for text that is not JSON.
 std::optional<Value> ParseJson(const std::string& text, std::string& error);
 
+// VALUE as Windows PowerShell 5.1's ConvertTo-Json writes it: four spaces of indentation per
+// level, `"name":  value` (two spaces), CRLF between lines; a hashtable's or object's members in
+// order; below DEPTH levels an object is its ToString() text.
+std::string WriteJson(const Value& value, int depth);
+
 }  // namespace dxshim::test::node_standin::powershell

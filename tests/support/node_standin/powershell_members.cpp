@@ -89,7 +89,12 @@ Value Interpreter::GetMember(const Value& target, const std::string& name) {
       }
       if (const Value* found = object.Find(name)) return *found;
       if (member == "count" || member == "length") return Value::Int(1);
-      if (object.hashtable || object.type_name == "System.Management.Automation.PSCustomObject") {
+      if (object.hashtable) return Value();
+      if (object.type_name == "System.Management.Automation.PSCustomObject") {
+        if (strict()) {
+          Fail("The property '" + name +
+               "' cannot be found on this object. Verify that the property exists.");
+        }
         return Value();  // a property it does not have: $null, as without Set-StrictMode
       }
       break;
@@ -196,6 +201,23 @@ Value Interpreter::CallMethod(const Value& target, const std::string& name, cons
     }
     return Collapse(std::move(results));
   }
+  if (target.kind == Value::Kind::kObject && target.object->type_name == "System.IO.TextWriter" &&
+      method == "writeline") {
+    host_.WriteError((args.empty() ? std::string() : ToText(args[0])) + "\r\n");
+    return Value();
+  }
+  if (target.kind == Value::Kind::kObject &&
+      target.object->type_name == "System.Security.AccessControl.DirectorySecurity" &&
+      method == "getowner" && args.size() == 1) {
+    // GetOwner([System.Security.Principal.SecurityIdentifier]): the owner of Get-Acl's Sddl.
+    if (TypeKey(ToText(args[0])) != "security.principal.securityidentifier") {
+      Unsupported("GetOwner of a " + ToText(args[0]));
+    }
+    const Value* sddl = target.object->Find("Sddl");
+    auto sid = NewObject("System.Security.Principal.SecurityIdentifier", ToText(*sddl).substr(2));
+    sid->Set("Value", Value::String(ToText(*sddl).substr(2)));
+    return Value::Object(sid);
+  }
   if (target.kind == Value::Kind::kObject && target.object->hashtable) {
     ObjectData& table = *target.object;
     if ((method == "containskey" || method == "contains") && args.size() == 1) {
@@ -231,8 +253,35 @@ Value Interpreter::GetStatic(const std::string& type, const std::string& name) {
     }
   }
   if (key == "string" && member == "empty") return Value::String("");
+  if (key == "environment" && member == "osversion") {
+    auto os = NewObject("System.OperatingSystem", "Microsoft Windows NT " + host_.OsVersion());
+    os->Set("Version", VersionValue(host_.OsVersion()));
+    os->Set("Platform", Value::String("Win32NT"));
+    return Value::Object(os);
+  }
+  if (key == "console" && member == "error") {
+    return Value::Object(NewObject("System.IO.TextWriter", "System.IO.SyncTextWriter"));
+  }
+  if (key == "console" && member == "outputencoding") {
+    if (!console_encoding_.IsNull()) return console_encoding_;
+    return Value::Object(
+        NewObject("System.Text.SBCSCodePageEncoding", "System.Text.SBCSCodePageEncoding"));
+  }
+  if (key == "text.encoding" && member == "utf8") {
+    return Value::Object(NewObject("System.Text.UTF8Encoding", "System.Text.UTF8Encoding"));
+  }
   if (key == "environment" && member == "newline") return Value::String("\r\n");
   Unsupported("[" + type + "]::" + name);
+}
+
+// [Console]::OutputEncoding = E: kept and read back; the console's code page is the host's (the
+// stand-in writes UTF-8 either way).
+void Interpreter::SetStatic(const std::string& type, const std::string& name, Value value) {
+  if (TypeKey(type) == "console" && LowerAscii(name) == "outputencoding") {
+    console_encoding_ = std::move(value);
+    return;
+  }
+  Unsupported("assigning [" + type + "]::" + name);
 }
 
 Value Interpreter::CallStatic(const std::string& type, const std::string& name,

@@ -209,7 +209,7 @@ Value Interpreter::BinaryOperator(const std::string& raw_op, const Value& left,
       std::smatch match;
       const std::string text = ToText(item);
       const bool found = std::regex_search(text, match, *pattern);
-      if (found && op == "-match") {
+      if (found) {  // -notmatch too, when it finds the pattern
         auto matches = NewHashtable();
         for (std::size_t g = 0; g < match.size(); ++g) {
           if (match[g].matched) {
@@ -264,8 +264,41 @@ Value Interpreter::Cast(const std::string& raw_type, const Value& value) {
   }
   if (type == "array" || type == "object[]") return Value::Array(Enumerate(value, false));
   if (type == "void") return Value();
+  if (type == "version") return VersionValue(ToText(value));
+  if (type == "pscustomobject" || type == "management.automation.pscustomobject") {
+    if (value.kind != Value::Kind::kObject || !value.object->hashtable) return value;
+    auto object = NewCustomObject();
+    for (const auto& [name, member] : value.object->members) object->Set(name, member);
+    return Value::Object(object);
+  }
   if (type == "object" || type == "psobject") return value;
   Unsupported("the cast [" + raw_type + "]");
+}
+
+// System.Version.Parse: two to four dot-separated numbers; the parts not given are -1.
+Value Interpreter::VersionValue(const std::string& text) {
+  std::vector<std::int64_t> parts;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto dot = text.find('.', start);
+    const std::string part = text.substr(start, dot == std::string::npos ? dot : dot - start);
+    const auto number = ToInteger(Value::String(part));
+    if (part.empty() || !number || *number < 0) {
+      Fail("Cannot convert value \"" + text + "\" to type \"System.Version\".");
+    }
+    parts.push_back(*number);
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (parts.size() < 2 || parts.size() > 4) {
+    Fail("Cannot convert value \"" + text + "\" to type \"System.Version\".");
+  }
+  auto version = NewObject("System.Version", text);
+  const char* const names[] = {"Major", "Minor", "Build", "Revision"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    version->Set(names[i], Value::Int(i < parts.size() ? parts[i] : -1));
+  }
+  return Value::Object(version);
 }
 
 }  // namespace dxshim::test::node_standin::powershell

@@ -1,7 +1,7 @@
 // The cmdlets that write, shape and pass on output: Write-Host, Write-Output, Write-Warning,
 // Write-Error, Write-Verbose, Out-Null, Out-String, Out-File, Tee-Object, ForEach-Object,
-// Where-Object, Select-Object, Select-String, ConvertFrom-Json, Invoke-Expression, Get-Date,
-// Start-Sleep.
+// Where-Object, Select-Object, Select-String, ConvertTo-Json, ConvertFrom-Json, Invoke-Expression,
+// Get-Date, Start-Sleep.
 #include <chrono>
 #include <utility>
 
@@ -258,6 +258,14 @@ bool Interpreter::OutputCmdlet(const std::string& name, Call& call) {
       Emit(out, Value::Object(match));
     }
     if (ToBool(b.Get("Quiet"))) Emit(out, Value::Bool(any));
+    return true;
+  }
+  if (is("ConvertTo-Json")) {
+    const Bound b = Bind(call, {{"InputObject", false, 0}, {"Depth", false}, {"Compress", true}});
+    if (ToBool(b.Get("Compress"))) Unsupported("ConvertTo-Json -Compress");
+    const Values items = Inputs(call, b, "InputObject");
+    const int depth = static_cast<int>(ToInteger(b.Get("Depth")).value_or(2));
+    Emit(out, Value::String(WriteJson(items.size() == 1 ? items[0] : Value::Array(items), depth)));
     return true;
   }
   if (is("ConvertFrom-Json")) {

@@ -319,6 +319,17 @@ std::optional<int> CompareValues(const Value& left, const Value& right, bool cas
     if (case_sensitive) return left.text < other ? -1 : (left.text > other ? 1 : 0);
     return CompareNoCase(left.text, other);
   }
+  const auto is_version = [](const Value& v) {
+    return v.kind == Value::Kind::kObject && v.object->type_name == "System.Version";
+  };
+  if (is_version(left) && is_version(right)) {  // System.Version.CompareTo: part by part
+    for (const char* part : {"Major", "Minor", "Build", "Revision"}) {
+      const auto a = ToInteger(*left.object->Find(part)).value_or(-1);
+      const auto b = ToInteger(*right.object->Find(part)).value_or(-1);
+      if (a != b) return a < b ? -1 : 1;
+    }
+    return 0;
+  }
   return std::nullopt;
 }
 

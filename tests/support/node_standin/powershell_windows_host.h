@@ -21,6 +21,13 @@ class WindowsHost : public Host {
   bool RemovePath(const std::string& path, bool recurse, std::string& error) override;
   std::string FullPath(const std::string& path) override;
   std::string CurrentDirectory() override;
+  // Copies, moves, listings, hashes, owners and the version: powershell_windows_items.cpp.
+  bool CopyPath(const std::string& from, const std::string& to, std::string& error) override;
+  bool MovePath(const std::string& from, const std::string& to, std::string& error) override;
+  std::vector<std::string> ListDirectory(const std::string& path) override;
+  std::optional<std::string> FileSha256(const std::string& path) override;
+  std::optional<std::string> OwnerSid(const std::string& path) override;
+  std::string OsVersion() override;
   std::optional<std::string> GetEnvironment(const std::string& name) override;
   void SetEnvironment(const std::string& name, const std::optional<std::string>& value) override;
   std::string RoundTripNow() override;

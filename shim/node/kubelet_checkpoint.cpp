@@ -1,10 +1,10 @@
-#include "shim/doctor/kubelet_checkpoint.h"
+#include "shim/node/kubelet_checkpoint.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <stdexcept>
 
-namespace dxshim::doctor {
+namespace dxshim::node {
 
 std::map<std::string, std::vector<std::string>> RegisteredDevices(const std::string& json) {
   YAML::Node root;
@@ -30,4 +30,4 @@ std::map<std::string, std::vector<std::string>> RegisteredDevices(const std::str
   return out;
 }
 
-}  // namespace dxshim::doctor
+}  // namespace dxshim::node

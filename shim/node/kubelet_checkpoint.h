@@ -7,14 +7,16 @@
 // kubelet writes it after every device list a plugin sends and every allocation
 // (manager.go writeCheckpoint), RegisteredDevices holding each registered resource's *healthy*
 // devices at that moment. Only the resources and their devices are read here; the checksum (an
-// FNV hash of Go's %#v printing of Data) is kubelet's to verify.
+// FNV hash of Go's %#v printing of Data) is kubelet's to verify. Read by `dxshim doctor` (its
+// device plugin lines) and by `dxshim install` (another GPU device plugin: other_gpu_plugins.h),
+// hence here, below both.
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
-namespace dxshim::doctor {
+namespace dxshim::node {
 
 inline constexpr char kKubeletCheckpoint[] = "kubelet_internal_checkpoint";
 
@@ -22,4 +24,4 @@ inline constexpr char kKubeletCheckpoint[] = "kubelet_internal_checkpoint";
 // text is not such a checkpoint.
 std::map<std::string, std::vector<std::string>> RegisteredDevices(const std::string& json);
 
-}  // namespace dxshim::doctor
+}  // namespace dxshim::node

@@ -2,11 +2,11 @@
 // checkpoint/checkpoint.go: Data{PodDeviceEntries with DeviceIDs per NUMA node, AllocResp in
 // base64; RegisteredDevices by resource}, Checksum): the registered devices of each resource,
 // Go's null for an empty map or list, and clear errors for what is not a checkpoint.
-#include "shim/doctor/kubelet_checkpoint.h"
+#include "shim/node/kubelet_checkpoint.h"
 
 #include <gtest/gtest.h>
 
-namespace dxshim::doctor {
+namespace dxshim::node {
 namespace {
 
 TEST(RegisteredDevices, ReadsEachResourcesDevicesFromKubeletsCheckpoint) {
@@ -49,4 +49,4 @@ TEST(RegisteredDevices, SaysWhatIsWrongWithWhatIsNotACheckpoint) {
 }
 
 }  // namespace
-}  // namespace dxshim::doctor
+}  // namespace dxshim::node
