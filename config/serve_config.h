@@ -61,6 +61,8 @@ struct ServeConfig {
   // The kubelet device plugin dxshim also serves: one device of `device_plugin_resource` per pod
   // slot, registered with kubelet's kubelet.sock in `device_plugin_dir` once that socket exists.
   bool device_plugin = false;
+  // Windows: the plugin starts once kubelet.exe has made a CRI call through dxshim's pipe.
+  bool device_plugin_after_kubelet = false;
   std::string device_plugin_dir;
   std::string device_plugin_resource;
   // The memory resource: one device per policy.gpu_memory_unit of each GPU's capacity (empty,

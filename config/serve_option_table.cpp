@@ -212,6 +212,12 @@ const std::vector<ServeOption> kOptions = {
      "serve kubelet's device plugin API (a child process, `dxshim device-plugin`; on Windows "
      "over the AF_UNIX bridge, \"Windows nodes\")",
      false, [](C& c, V v) { c.device_plugin = ParseBool(v); }, nullptr},
+    {"device-plugin-after-kubelet", "bool", "false", "true", "",
+     "start the device plugin, and so advertise GPUs to the scheduler, only once kubelet has made "
+     "a CRI call through dxshim (a client of its pipe whose program is `kubelet.exe`): no pod is "
+     "scheduled for dxshim's GPUs before kubelet's containers go through dxshim (Windows only: "
+     "dxshim knows its pipe's clients there; ignored on Linux)",
+     false, [](C& c, V v) { c.device_plugin_after_kubelet = ParseBool(v); }, nullptr},
     {"device-plugin-dir", "path", "/var/lib/kubelet/device-plugins",
      "C:\\var\\lib\\kubelet\\device-plugins", "",
      "kubelet's device-plugin directory (its `kubelet.sock`; dxshim's sockets are `dxshim.sock` "

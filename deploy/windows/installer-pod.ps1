@@ -58,13 +58,26 @@ function Get-RunKey {
   $parts -join ';'
 }
 
+# %ProgramData% lets every user create folders: a record in a dxshim folder that is not SYSTEM's
+# or Administrators' is not trusted (install.ps1 refuses such a folder too, and says so).
+function Test-TrustedDataDir {
+  if (-not (Test-Path $DataDir)) { return $true }
+  $owner = (Get-Acl $DataDir).GetOwner([System.Security.Principal.SecurityIdentifier]).Value
+  $owner -in @('S-1-5-18', 'S-1-5-32-544')
+}
+
 function Read-State {
   if (-not (Test-Path $StateFile)) { return $null }
+  if (-not (Test-TrustedDataDir)) {
+    Write-Warning "$DataDir is not SYSTEM's or Administrators': its record is ignored"
+    return $null
+  }
   try { Get-Content -Raw $StateFile | ConvertFrom-Json } catch { $null }
 }
 
 function Write-State([string]$Key, [string]$Outcome, [int]$Code, [int]$Attempts, [string]$Summary) {
   if (-not (Test-Path $DataDir)) { New-Item -ItemType Directory -Path $DataDir | Out-Null }
+  if (-not (Test-TrustedDataDir)) { return [pscustomobject]@{ outcome = $Outcome; summary = $Summary; time = '' } }
   $state = [pscustomobject]@{
     key = $Key; outcome = $Outcome; code = $Code; attempts = $Attempts; summary = $Summary
     time = (Get-Date -Format o)

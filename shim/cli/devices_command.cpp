@@ -3,6 +3,9 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
+#include "config/device_snapshot_config.h"
+#include "config/serve_config.h"
+#include "config/serve_config_keys.h"
 #include "devices/device_source.h"
 #include "devices/device_table.h"
 #include "devices/inventory_file.h"
@@ -24,7 +27,10 @@ int RunDevices(int argc, char** argv) {
       "output", po::value<std::string>()->default_value("table"),
       "table, yaml, json or labels (node labels, key=value lines)")(
       "include-integrated", po::bool_switch(), "list integrated GPUs too")(
-      "include-detachable", po::bool_switch(), "list detachable GPUs too");
+      "include-detachable", po::bool_switch(), "list detachable GPUs too")(
+      "config", po::value<std::string>(),
+      "serve's configuration file: its device-source, include-integrated and "
+      "include-detachable, so that the list is what serve hands out (--source wins)");
   std::vector<devices::Device> found;
   std::string output;
   std::unique_ptr<devices::DeviceSource> source;
@@ -42,10 +48,18 @@ int RunDevices(int argc, char** argv) {
     if (output != "table" && output != "yaml" && output != "json" && output != "labels") {
       throw std::invalid_argument("--output '" + output + "' is not table, yaml, json or labels");
     }
-    source = devices::MakeDeviceSource(vm["source"].as<std::string>(),
-                                       vm["sysfs-root"].as<std::string>());
     include_integrated = vm["include-integrated"].as<bool>();
     include_detachable = vm["include-detachable"].as<bool>();
+    if (vm.count("config") && vm["source"].defaulted()) {
+      config::ServeConfig cfg;
+      config::ApplyServeConfigFile(cfg, vm["config"].as<std::string>());
+      source = config::DeviceSourceOf(cfg);
+      include_integrated = include_integrated || cfg.include_integrated;
+      include_detachable = include_detachable || cfg.include_detachable;
+    } else {
+      source = devices::MakeDeviceSource(vm["source"].as<std::string>(),
+                                         vm["sysfs-root"].as<std::string>());
+    }
   } catch (const std::exception& e) {
     std::cerr << "dxshim devices: " << e.what() << "\n";
     return 2;  // usage

@@ -39,6 +39,8 @@ class PipeBridges {
   // Once the relay listens on `port`: the pipe opens.
   virtual void Listen(int /*port*/) {}
   virtual void Stop() {}
+  // Whether `callers` learns the program of each client (Windows, serving a named pipe).
+  virtual bool KnowsCallers() const { return false; }
 };
 
 // Runs `serve` as the Windows service "dxshim" when the service control manager started this

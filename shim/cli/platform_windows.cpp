@@ -17,6 +17,7 @@ class WindowsPipeBridges : public PipeBridges {
       : pipes_(std::move(pipes)) {}
   void Listen(int port) override { pipes_->Listen(port); }
   void Stop() override { pipes_->Stop(); }
+  bool KnowsCallers() const override { return pipes_->serves_pipe(); }
   windows::PipeTransport& pipes() { return *pipes_; }
 
  private:

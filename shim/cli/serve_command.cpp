@@ -20,6 +20,7 @@
 #include "shim/cli/logging.h"
 #include "shim/cli/node_status_answer.h"
 #include "shim/cli/platform.h"
+#include "shim/cli/plugin_start.h"
 #include "shim/cli/serve_command_line.h"
 #include "shim/cli/serve_metrics.h"
 #include "shim/cli/stop_request.h"
@@ -198,6 +199,8 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
 
   // Off the relay path: kubelet's device plugin API and the node's labels.
   const auto plugin = PluginFor(cfg, interceptor);
+  PluginStart plugin_start(plugin.get(), cri_callers,
+                           cfg.device_plugin_after_kubelet && pipes->KnowsCallers());
   std::unique_ptr<devices::NodeFeatureFile> feature_file;
   std::unique_ptr<metrics::HttpEndpoint> http;
   ProxyServer server(options);
@@ -213,10 +216,10 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
     pipes->Listen(server.bound_port());
   });
   if (!started) return 1;
-  if (plugin) plugin->Start();
+  plugin_start.Begin();
   ready();
   spdlog::info("stopping: {}", stop.Wait());
-  if (plugin) plugin->Stop();
+  plugin_start.Stop();
   // The endpoint stops within its 0.1 s tick: alongside the relay's shutdown, not after it.
   std::thread stop_http([&http] { http.reset(); });
   server.Shutdown();

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -33,11 +34,19 @@ class CriCallers {
   void Called(const CriClient& client);
   void Called(const CriClient& client, std::int64_t now_unix_ms);
   std::vector<CriCallerRecord> Snapshot() const;
+  // `callback` is called once, with the client, at the first call of a client whose program is
+  // `program` (lower case), on the caller's thread after the lock is let go: it must not wait.
+  // Set it before calls can arrive.
+  void OnFirstCallOf(std::string program, std::function<void(const CriClient&)> callback);
 
  private:
   const std::size_t capacity_;
   mutable std::mutex mutex_;
   std::vector<CriCallerRecord> records_;
+  bool Record(const CriClient& client, std::int64_t now_unix_ms);  // under mutex_
+
+  std::string watched_program_;
+  std::function<void(const CriClient&)> on_first_call_;
 };
 
 }  // namespace dxshim

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "config/serve_config_keys.h"
+#include "config/serve_option_table.h"
 #include "tests/support/temp_dir.h"
 
 namespace dxshim::config {
@@ -69,6 +71,19 @@ reconnect-backoff-max: 1m
   EXPECT_EQ(c.log_level, "debug");
   EXPECT_EQ(c.shutdown_grace, std::chrono::milliseconds(250));
   EXPECT_EQ(c.reconnect_backoff_max, std::chrono::minutes(1));
+}
+
+// Every key of the option table is in the shipped example, which says it states every default.
+TEST(ServeConfig, TheShippedExampleNamesEveryKey) {
+  std::ifstream in(DXSHIM_SOURCE_DIR "/deploy/examples/dxshim.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const auto& option : ServeOptions()) {
+    const std::string key = option.key;
+    const bool named = text.str().find("\n" + key + ":") != std::string::npos ||
+                       text.str().find("\n# " + key + ":") != std::string::npos;
+    EXPECT_TRUE(named) << key << " is missing from deploy/examples/dxshim.yaml";
+  }
 }
 
 TEST(ServeConfig, TheShippedExampleIsValidAndStatesTheDefaults) {

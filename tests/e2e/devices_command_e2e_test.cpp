@@ -82,6 +82,26 @@ TEST(DevicesCli, IntegratedAdaptersOnlyWhenAskedFor) {
   EXPECT_EQ(devices::ParseInventory(r.output, "out").size(), 1u) << r.output;
 }
 
+// --config: the configuration's device source and include-* flags, as serve hands GPUs out;
+// --source still wins, and a configuration that does not load is a usage error naming it.
+TEST(DevicesCli, ConfigGivesServesSourceAndFilters) {
+  TempDir dir;
+  const auto config = dir / "dxshim.yaml";
+  std::ofstream(config) << "device-source: inventory:" << kInventories
+                        << "/intel-igpu.yaml\ninclude-integrated: true\n";
+  auto r = Devices(dir, {"--config", config, "--output", "yaml"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(devices::ParseInventory(r.output, "out").size(), 1u) << r.output;
+  r = Devices(dir, {"--config", config, "--source",
+                    "inventory:" + kInventories + "/hetero-node.yaml", "--output", "yaml"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(devices::ParseInventory(r.output, "out").size(), 3u) << r.output;
+  std::ofstream(dir / "bad.yaml") << "device-source: [\n";
+  r = Devices(dir, {"--config", dir / "bad.yaml"});
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("bad.yaml"), std::string::npos) << r.output;
+}
+
 TEST(DevicesCli, LinuxSourceWithoutDrmListsNoGpu) {
   TempDir dir;
   const auto r = Devices(dir, {"--source", "linux", "--sysfs-root", dir.path()});

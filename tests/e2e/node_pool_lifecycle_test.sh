@@ -70,7 +70,7 @@ start_pod() {  # start_pod ACTION
 }
 outcome() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1], encoding="utf-8-sig"))[sys.argv[2]])' "$state_file" "$1" 2>/dev/null; }
 settled() { grep -q '^== idle' "$pod_log" 2>/dev/null; }
-pod_done() { wait_for 400 settled; }
+pod_done() { wait_for 400 settled; }  # a failed proof alone waits 180 s (--proof-timeout)
 pod_running() { kill -0 "$pod_pid" 2>/dev/null; }
 stop_pod() { kill "$pod_pid" 2>/dev/null; wait "$pod_pid" 2>/dev/null; }
 ready() {  # ready ACTION: the readiness probe's exit code; its output in $probe
@@ -82,6 +82,9 @@ ready() {  # ready ACTION: the readiness probe's exit code; its output in $probe
   return $code
 }
 containerd_starts() { lines "$cd_dir/starts.log"; }
+# For the log: the pod's own lines (== and !!), and the probe's verdict with doctor's last lines.
+show_pod() { sed -n 's/\r$//; /^\(==\|!!\) /s/^/    pod| /p' "$pod_log"; }
+show_probe() { printf '%s\n' "$probe" | grep -v '^ *$' | sed -n '1p;$p' | sed 's/^/    probe| /'; }
 
 aks_node 3
 reboot "$aks_services" "${aks_boot_task[@]}"
@@ -101,6 +104,8 @@ sleep 3
 check "the container does not exit: it idles" "$(pod_running; echo $?)" "$(cat "$pod_log")"
 ready install
 check "ready: doctor passes" "$?" "$probe"
+show_pod
+show_probe
 
 echo "== 2. the pod restarted, the same release"
 stop_pod
@@ -111,6 +116,7 @@ check "a restarted pod finds the outcome recorded and runs nothing" \
      ! grep -q 'install.ps1' "$pod_log"; echo $?)" "$(cat "$pod_log")"
 check "containerd not restarted" "$([ "$(containerd_starts)" = "$before" ]; echo $?)"
 check "and it idles" "$(sleep 2; pod_running; echo $?)"
+show_pod
 
 echo "== 3. doctor fails"
 stop_services dxshim
@@ -118,6 +124,7 @@ ready install
 code=$?
 check "not ready when doctor fails (the dxshim service stopped)" "$([ "$code" = 1 ]; echo $?)" \
   "exit code $code: $probe"
+show_probe
 check "and the container keeps running, nothing retried" "$(pod_running; echo $?)"
 scm_start dxshim
 check "ready again once dxshim serves" "$(wait_for 60 ready install; echo $?)" "$probe"
@@ -138,6 +145,8 @@ check "every value and file put back byte for byte" \
 check "it idles" "$(sleep 2; pod_running; echo $?)"
 ready remove
 check "ready after the remove" "$?" "$probe"
+show_pod
+show_probe
 stop_pod
 start_pod remove
 check "restarted, the remove pod runs nothing again" \
@@ -161,6 +170,8 @@ check "the container idles" "$(sleep 2; pod_running; echo $?)"
 ready install
 code=$?
 check "not ready, saying why" "$([ "$code" = 1 ] && grep -q 'not installed' <<<"$probe"; echo $?)" "$probe"
+show_pod
+show_probe
 failed_starts=$(containerd_starts)
 stop_pod
 start_pod install

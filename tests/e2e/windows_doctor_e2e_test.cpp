@@ -93,6 +93,8 @@ class WindowsDoctor : public testing::Test {
             "1",
             "--device-plugin",
             "true",
+            "--device-plugin-after-kubelet",  // the test kubelet makes no CRI call
+            "false",
             "--device-plugin-dir",
             WindowsPath(*dir_ / "device-plugins"),
             "--vm-runtime-handlers",

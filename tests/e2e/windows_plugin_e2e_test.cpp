@@ -79,14 +79,30 @@ class WindowsPlugin : public testing::Test {
 
   std::string plugin_dir() const { return *dir_ / "device-plugins"; }
 
-  std::unique_ptr<WineDxshim> StartDxshim() {
+  // AFTER_KUBELET: device-plugin-after-kubelet (off: the test kubelet makes no CRI call).
+  std::unique_ptr<WineDxshim> StartDxshim(bool after_kubelet = false) {
     return std::make_unique<WineDxshim>(
         DXSHIM_WINDOWS_EXE, DXSHIM_PIPE_RELAY_EXE, "tcp://" + containerd_->tcp_address(),
-        std::vector<std::string>{
-            "--device-source", "inventory:" + *dir_ / "inventory.yaml", "--device-refresh", "500ms",
-            "--target", "linux", "--linux-system32-path", "/usr/lib/dxshim",
-            "--max-containers-per-device", "1", "--resync-interval", "2s", "--log-level", "debug",
-            "--device-plugin", "true", "--device-plugin-dir", WindowsPath(plugin_dir())});
+        std::vector<std::string>{"--device-source",
+                                 "inventory:" + *dir_ / "inventory.yaml",
+                                 "--device-refresh",
+                                 "500ms",
+                                 "--target",
+                                 "linux",
+                                 "--linux-system32-path",
+                                 "/usr/lib/dxshim",
+                                 "--max-containers-per-device",
+                                 "1",
+                                 "--resync-interval",
+                                 "2s",
+                                 "--log-level",
+                                 "debug",
+                                 "--device-plugin",
+                                 "true",
+                                 "--device-plugin-dir",
+                                 WindowsPath(plugin_dir()),
+                                 "--device-plugin-after-kubelet",
+                                 after_kubelet ? "true" : "false"});
   }
 
   std::vector<v1beta1::Device> WaitForList(TestKubelet& kubelet, WineDxshim& dxshim,
@@ -113,6 +129,41 @@ Containerd* WindowsPlugin::containerd_ = nullptr;
 
 bool IsFreshSocketName(const std::string& name) {
   return std::regex_match(name, std::regex(R"(dxshim-[0-9]{13}\.sock)"));
+}
+
+// device-plugin-after-kubelet (the Windows default): the plugin registers with kubelet only at
+// the first CRI call a program named kubelet.exe makes through dxshim's pipe. Calls of other
+// programs (pipe-relay.exe, the test's CRI client behind it) do not start it; a copy of
+// dxshim.exe named kubelet.exe whose `doctor` calls through the pipe stands for kubelet (its
+// program name is what dxshim reads from the pipe client's process).
+TEST_F(WindowsPlugin, RegistersOnlyOnceKubeletCallsThroughDxshim) {
+  WriteInventory(1);
+  TestKubelet kubelet(plugin_dir(), true, socket_bridge::SocketFamily::kTcpStandIn);
+  auto dxshim = StartDxshim(true);
+  CriClient client(DialTarget(dxshim->pipe_target()));
+  v1::VersionResponse version;
+  ASSERT_TRUE(client.Version(&version).ok()) << dxshim->Log();
+  EXPECT_FALSE(kubelet.WaitForRegistration(1, seconds(8)).has_value())
+      << "registered before kubelet.exe called; dxshim.exe's log:\n"
+      << dxshim->Log();
+  EXPECT_NE(dxshim->Log().find("device plugin: starts at the first CRI call kubelet.exe makes"),
+            std::string::npos)
+      << dxshim->Log();
+
+  TempDir bin;
+  const auto kubelet_exe = bin / "kubelet.exe";
+  std::filesystem::copy_file(DXSHIM_WINDOWS_EXE, kubelet_exe);
+  std::string out;
+  dxshim->Run(
+      {kubelet_exe, "doctor", "--listen", "npipe://./pipe/" + dxshim->pipe(), "--runtime",
+       "tcp://" + containerd_->tcp_address(), "--device-plugin", "false", "--timeout", "30s"},
+      "kubelet-doctor", &out);
+  const auto registered = kubelet.WaitForRegistration(1, kWait);
+  ASSERT_TRUE(registered.has_value()) << out << dxshim->Log();
+  EXPECT_EQ(registered->resource_name(), "dxshim.io/gpu");
+  EXPECT_NE(dxshim->Log().find("device plugin: kubelet.exe (pid "), std::string::npos)
+      << dxshim->Log();
+  WaitForList(kubelet, *dxshim, 1, 1);
 }
 
 TEST_F(WindowsPlugin, RegistersFollowsTheInventoryAllocatesForAGpuPodAndSurvivesAKubeletRestart) {
