@@ -149,5 +149,23 @@ check "every third-party library linked into dxshim.exe or dxshim-devices.exe ha
 [ "$linked" = 0 ] && cat "$work/linked.log"
 size=$(stat -c %s "$zip")
 check "the zip is under 40 MiB ($size bytes)" $([ "$size" -lt $((40 << 20)) ]; echo $?)
+
+# The installer image from this very zip (scripts/build-installer-image.sh; its format is
+# tests/scripts/installer_image_test.sh's): skopeo reads it as windows/amd64, and its one layer
+# holds the zip's files, byte for byte, under Files/dxshim-release/.
+image_line=$("$src/scripts/build-installer-image.sh" "$zip" "$work/dist" 2>"$work/image.log" | tail -n 1)
+check "build-installer-image.sh makes the image from the release zip" $? "$(cat "$work/image.log")"
+echo "$image_line"
+image="$work/dist/dxshim-installer-$version.oci.tar"
+inspect=$(skopeo inspect "oci-archive:$image" 2>&1)
+check "skopeo inspect: windows/amd64, one layer" \
+  "$(python3 -c 'import json,sys; i=json.loads(sys.argv[1]); sys.exit(not (i["Os"] == "windows" and i["Architecture"] == "amd64" and len(i["Layers"]) == 1))' "$inspect"; echo $?)" "$inspect"
+mkdir "$work/layout" "$work/layer"
+tar -xf "$image" -C "$work/layout"
+layer=$(python3 -c 'import json,sys; i=json.loads(sys.argv[1]); print(i["Layers"][0].split(":")[1])' "$inspect")
+tar -xzf "$work/layout/blobs/sha256/$layer" -C "$work/layer" 2>/dev/null
+check "the image's layer holds the zip's files under Files/dxshim-release/" \
+  "$(diff -r "$work/unpacked" "$work/layer/Files/dxshim-release" >"$work/image-diff.log"; echo $?)" \
+  "$(head -20 "$work/image-diff.log")"
 [ "$failures" = 0 ] && echo "all passed"
 exit $((failures > 0))
