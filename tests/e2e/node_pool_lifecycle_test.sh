@@ -15,7 +15,8 @@
 #     it uninstalls nothing again (install.ps1 -Uninstall on a clean node is "nothing installed");
 #   - a failed install (the proof cannot pass: kubelet is stopped) is rolled back, recorded,
 #     not ready, the container idle; restarted, it does not try again (containerd's starts
-#     unchanged); a new DXSHIM_INSTALL_ATTEMPT tries again.
+#     unchanged); a new DXSHIM_INSTALL_ATTEMPT tries again;
+#   - a run interrupted once (its record left at running) is run again; after three, not.
 # Mocked, because wine has no GPU: the GPU comes from an inventory file (device-source
 # inventory:, a Tesla T4 as deploy/examples/inventories/nvidia-t4.yaml describes one, its
 # runtime files empty files), and install.ps1 is given -AllowNoGpu (DXSHIM_INSTALL_ARGUMENTS)
@@ -185,6 +186,30 @@ DXSHIM_INSTALL_ATTEMPT=2 start_pod install
 check "a new DXSHIM_INSTALL_ATTEMPT tries again, and installs" \
   "$(pod_done && [ "$(outcome outcome)" = done ] && grep -q '^proof: kubelet.exe' "$pod_log"; echo $?)" \
   "$(cat "$pod_log")"
+stop_pod
+
+echo "== 6. interrupted runs (the record a pod killed mid-run leaves: running, its attempt count)"
+key=$(outcome key)
+interrupted() {  # interrupted ATTEMPTS: the record as the killed pod left it
+  python3 - "$state_file" "$key" "$1" <<'PY'
+import json, sys
+json.dump({"key": sys.argv[2], "outcome": "running", "code": -1, "attempts": int(sys.argv[3]),
+           "summary": "the install is running", "time": ""}, open(sys.argv[1], "w"))
+PY
+}
+interrupted 1
+before=$(containerd_starts)
+DXSHIM_INSTALL_ATTEMPT=2 start_pod install
+check "a run interrupted once is run again (attempt 2): install finds nothing to change" \
+  "$(pod_done && grep -q '^== install (attempt 2)' "$pod_log" && grep -q 'nothing to change' "$pod_log" &&
+     [ "$(outcome outcome)" = done ] && [ "$(containerd_starts)" = "$before" ]; echo $?)" "$(cat "$pod_log")"
+stop_pod
+interrupted 3
+DXSHIM_INSTALL_ATTEMPT=2 start_pod install
+check "after three interrupted runs the key counts as failed, and nothing runs" \
+  "$(pod_done && [ "$(outcome outcome)" = failed ] && grep -q 'interrupted 3 times' "$pod_log" &&
+     ! grep -q 'install.ps1' "$pod_log"; echo $?)" "$(cat "$pod_log")"
+show_pod
 stop_pod
 start_pod remove
 pod_done
