@@ -210,9 +210,11 @@ while ($true) {
   if ($LASTEXITCODE -eq 0 -or $runs -ge 7) { break }
   Start-Sleep -Seconds 5
 }
-$encoding = [Console]::OutputEncoding
-[Console]::OutputEncoding = [System.Text.Encoding]::UTF8  # its marks are UTF-8
-try { & $Installed @doctor } finally { [Console]::OutputEncoding = $encoding }
+# Its marks are UTF-8: the console shows them as such, where there is a console to set (a
+# process without one, as in a HostProcess container, cannot: the marks may show garbled there).
+$encoding = $null
+try { $encoding = [Console]::OutputEncoding; [Console]::OutputEncoding = [System.Text.Encoding]::UTF8 } catch { $encoding = $null }
+try { & $Installed @doctor } finally { if ($encoding) { try { [Console]::OutputEncoding = $encoding } catch { } } }
 if ($LASTEXITCODE -ne 0) {
   [Console]::Error.WriteLine('dxshim is installed, but dxshim.exe doctor failed a check: see the lines marked with a cross above and their fix')
 }

@@ -126,12 +126,14 @@ function Test-Ready {
     Write-Host $state.summary
     return 0
   }
-  $encoding = [Console]::OutputEncoding
-  [Console]::OutputEncoding = [System.Text.Encoding]::UTF8  # doctor's marks are UTF-8
+  # doctor's marks are UTF-8; a probe's process may have no console to set (then they may show
+  # garbled, nothing else).
+  $encoding = $null
+  try { $encoding = [Console]::OutputEncoding; [Console]::OutputEncoding = [System.Text.Encoding]::UTF8 } catch { $encoding = $null }
   # Its table to the host, not into this function's output (which is the exit code).
   try {
     & $Installed doctor --config (Join-Path $DataDir 'dxshim.yaml') | ForEach-Object { Write-Host $_ }
-  } finally { [Console]::OutputEncoding = $encoding }
+  } finally { if ($encoding) { try { [Console]::OutputEncoding = $encoding } catch { } } }
   if ($LASTEXITCODE -ne 0) { return 1 }
   return 0
 }
