@@ -277,7 +277,6 @@ int Install(NodeSystem& node, DxshimProbe& probe, const InstallOptions& o) {
         o.say ? o.say : [](const std::string&) {},
         o.interrupt,
         o.plan.node_labels};
-  if (const auto code = OtherPluginsPhase(r, o)) return *code;
   std::optional<InstallJournal> journal;
   try {
     journal = LoadJournal(node, o.record_path);
@@ -285,9 +284,12 @@ int Install(NodeSystem& node, DxshimProbe& probe, const InstallOptions& o) {
     r.say(std::string("install refused: ") + e.what());
     return kFailed;
   }
+  // An interrupted run is finished first, whatever registered since: the journal promises it.
   if (journal && journal->procedure && !o.dry_run) {
     if (FinishInterrupted(r, *journal) != kInstalled) return kFailed;
     if (journal->changes.empty() && !journal->created_service) journal.reset();
+  } else if (const auto code = OtherPluginsPhase(r, o)) {
+    return *code;
   }
   KubeletLaunch launch;
   InstallPlan plan;

@@ -561,6 +561,35 @@ TEST(NodeInstallInterruption, EveryStepOfInstallIsFinishedByAReRunOrUndoneByUnin
   }
 }
 
+// Another GPU plugin registered while an install was interrupted: the next run still finishes
+// what the journal holds (the refusal guards new changes only), and leaves the node installed.
+TEST(NodeInstallInterruption, AnInterruptedInstallIsFinishedThoughAnotherGpuPluginRegistered) {
+  const auto& shape = Shapes().front();
+  FakeNode reference = Fresh(shape);
+  FakeProbe reference_probe(reference);
+  const auto points = PointsOf([&](Interrupt count) {
+    auto o = Options();
+    o.interrupt = std::move(count);
+    ASSERT_EQ(Install(reference, reference_probe, o), kInstalled);
+  });
+  const Snapshot installed = Take(reference);
+  for (const Point& point : points) {
+    SCOPED_TRACE(Name(point));
+    FakeNode rerun = InstallKilledAt(shape, point);
+    const std::string checkpoint =
+        "C:\\var\\lib\\kubelet\\device-plugins\\kubelet_internal_checkpoint";
+    rerun.files[checkpoint] =
+        R"({"Data":{"PodDeviceEntries":null,"RegisteredDevices":{"microsoft.com/directx":["0"]}},)"
+        R"("Checksum":1})";
+    FakeProbe rerun_probe(rerun);
+    std::vector<std::string> said;
+    ASSERT_EQ(Install(rerun, rerun_probe, Options(&said)), kInstalled) << Joined(said);
+    EXPECT_FALSE(Has(said, "install refused")) << Joined(said);
+    rerun.files.erase(checkpoint);
+    EXPECT_EQ(Take(rerun), installed) << Describe(Take(rerun), installed);
+  }
+}
+
 TEST(NodeInstallInterruption, EveryStepOfUninstallIsFinishedByAReRun) {
   for (const auto& shape : Shapes()) {
     SCOPED_TRACE(shape.name);
