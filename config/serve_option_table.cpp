@@ -36,35 +36,32 @@ std::string ParseSddl(std::string_view text) {
   return std::string(text);
 }
 
+// A byte quantity (devices/byte_quantity.h), at least 64Ki.
 std::uint64_t ParseLogFileSize(std::string_view text) {
   std::uint64_t bytes = 0;
   try {
     bytes = devices::ParseByteQuantity(std::string(text));
-  } catch (const std::invalid_argument&) {
-    throw ConfigError("'" + std::string(text) + "' is not a size (e.g. 10Mi)");
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(e.what());
   }
   if (bytes < (64u << 10)) throw ConfigError("'" + std::string(text) + "' is less than 64Ki");
   return bytes;
 }
 
-// A size of GPU memory (the gpu-memory settings): a byte quantity, at least `least`.
-std::uint64_t ParseMemorySize(std::string_view text, std::uint64_t least) {
-  std::uint64_t bytes = 0;
+// An amount of GPU memory (the gpu-memory settings), as the dxshim.io/gpu-memory annotation is one
+// and with its errors: devices::ParseGpuMemory, at least 1Mi; zero only where `zero` allows.
+std::uint64_t ParseMemorySize(std::string_view text, devices::ZeroGpuMemory zero) {
   try {
-    bytes = devices::ParseByteQuantity(std::string(text));
-  } catch (const std::invalid_argument&) {
-    throw ConfigError("'" + std::string(text) + "' is not a size (e.g. 4Gi, 512Mi)");
+    return devices::ParseGpuMemory(std::string(text), zero);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("'" + std::string(text) + "' " + e.what());
   }
-  if (bytes < least) {
-    throw ConfigError("'" + std::string(text) + "' is less than " + devices::FormatBytes(least));
-  }
-  return bytes;
 }
 
-// "auto" (0: the capacity divided by max-containers-per-device) or a size of at least 1Mi.
+// "auto" (0: the capacity divided by max-containers-per-device) or an amount of at least 1Mi.
 std::uint64_t ParseDefaultGpuMemory(std::string_view text) {
   if (text == "auto") return 0;
-  return ParseMemorySize(text, 1ull << 20);
+  return ParseMemorySize(text, devices::ZeroGpuMemory::kRefused);
 }
 
 std::string Size(std::uint64_t bytes) { return std::to_string(bytes); }
@@ -177,12 +174,18 @@ const std::vector<ServeOption> kOptions = {
     {"gpu-memory-reserved", "size", "0", nullptr, "",
      "GPU memory kept for the host on each GPU (a desktop, the driver): pods share the dedicated "
      "memory less this",
-     true, [](C& c, V v) { c.policy.gpu_memory_reserved = ParseMemorySize(v, 0); },
+     true,
+     [](C& c, V v) {
+       c.policy.gpu_memory_reserved = ParseMemorySize(v, devices::ZeroGpuMemory::kAllowed);
+     },
      [](const C& c) { return Size(c.policy.gpu_memory_reserved); }},
     {"gpu-memory-unit", "size", "1Gi", nullptr, "",
      "GPU memory per device of the memory resource (`device-plugin-memory-resource`): a GPU "
      "with 16Gi to share is advertised as 16 devices at `1Gi`",
-     true, [](C& c, V v) { c.policy.gpu_memory_unit = ParseMemorySize(v, 1ull << 20); },
+     true,
+     [](C& c, V v) {
+       c.policy.gpu_memory_unit = ParseMemorySize(v, devices::ZeroGpuMemory::kRefused);
+     },
      [](const C& c) { return Size(c.policy.gpu_memory_unit); }},
     {"placement", "placement", "spread", nullptr, "",
      "`spread` (the matching GPU with the most free memory first) or `pack` (the one with the "

@@ -140,10 +140,17 @@ std::optional<DeviceRequest> ParseDeviceRequest(
     } else if (key == keys::kVendor) {
       ParseVendor(value, r);
     } else if (key == keys::kMinMemory) {
-      try {
-        r.min_memory = ParseByteQuantity(Trim(value));
-      } catch (const std::invalid_argument& e) {
-        Fail(key, value, e.what());
+      const auto q = ReadByteQuantity(Trim(value));
+      switch (q.problem) {
+        case ByteQuantity::Problem::kNone:
+          r.min_memory = q.bytes;
+          break;
+        case ByteQuantity::Problem::kNotAQuantity:
+          Fail(key, value, "not a quantity of memory such as 8Gi, 8192Mi or 1.5Gi");
+        case ByteQuantity::Problem::kNegative:
+          Fail(key, value, "negative; give the least memory a GPU must have, e.g. 8Gi");
+        case ByteQuantity::Problem::kTooLarge:
+          Fail(key, value, "too large: no GPU has that much memory");
       }
     } else if (key == keys::kRequires) {
       ParseRequires(value, r);

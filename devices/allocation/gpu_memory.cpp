@@ -25,23 +25,35 @@ std::uint64_t HeldGpuMemory(const Device& d, std::optional<std::uint64_t> record
   return recorded ? *recorded : DefaultGpuMemory(d, policy);
 }
 
-std::uint64_t ParseGpuMemory(const std::string& text) {
-  if (text.starts_with('-'))
-    throw std::invalid_argument("is negative; give the memory to reserve on each GPU, e.g. 6Gi");
-  std::uint64_t bytes = 0;
-  try {
-    bytes = ParseByteQuantity(text);
-  } catch (const std::invalid_argument&) {
-    throw std::invalid_argument("is not a quantity of memory such as 6Gi, 512Mi or 6442450944");
+std::uint64_t ParseGpuMemory(const std::string& text, ZeroGpuMemory zero) {
+  const auto q = ReadByteQuantity(text);
+  switch (q.problem) {
+    case ByteQuantity::Problem::kNone:
+      break;
+    case ByteQuantity::Problem::kNotAQuantity:
+      throw std::invalid_argument(
+          "is not a quantity of memory such as 6Gi, 512Mi, 1.5Gi or 6442450944");
+    case ByteQuantity::Problem::kNegative:
+      throw std::invalid_argument("is negative; give an amount of GPU memory, e.g. 6Gi");
+    case ByteQuantity::Problem::kTooLarge:
+      throw std::invalid_argument(
+          "is too large: more than 64 bits of bytes, and no GPU has that much memory");
   }
-  if (bytes == 0)
-    throw std::invalid_argument("is zero; give the memory to reserve on each GPU, e.g. 6Gi");
-  const bool plain = !text.empty() && text.back() >= '0' && text.back() <= '9';
-  if (plain && bytes < (1ull << 20)) {
-    throw std::invalid_argument("has no unit: that is " + text + " bytes; write the unit, e.g. " +
-                                text + "Gi or " + text + "Mi");
+  if (q.bytes == 0) {
+    if (zero == ZeroGpuMemory::kAllowed) return 0;
+    throw std::invalid_argument("is zero; give an amount of GPU memory, e.g. 6Gi");
   }
-  return bytes;
+  constexpr std::uint64_t kLeast = 1ull << 20;
+  if (q.plain && q.bytes < kLeast) {
+    const auto number = text.starts_with('+') ? text.substr(1) : text;
+    throw std::invalid_argument("has no unit: that is " + number + " bytes; write the unit, e.g. " +
+                                number + "Gi or " + number + "Mi");
+  }
+  if (q.bytes < kLeast) {
+    throw std::invalid_argument(
+        "is less than 1Mi; give at least 1Mi of GPU memory, e.g. 512Mi or 6Gi");
+  }
+  return q.bytes;
 }
 
 std::string FormatBytes(std::uint64_t bytes) {

@@ -28,10 +28,19 @@ std::uint64_t DefaultGpuMemory(const Device& d, const AllocationPolicy& policy);
 std::uint64_t HeldGpuMemory(const Device& d, std::optional<std::uint64_t> recorded, bool exclusive,
                             const AllocationPolicy& policy);
 
-// The value of the dxshim.io/gpu-memory annotation: a Kubernetes quantity in bytes (6Gi, 512Mi,
-// 6442450944). Throws std::invalid_argument saying what is wrong: not a quantity, zero or
-// negative, or a plain number below 1Mi (bytes where a unit was meant: "6" is six bytes).
-std::uint64_t ParseGpuMemory(const std::string& text);
+// Whether an amount of GPU memory may be zero: not for what a pod reserves, but for what the host
+// keeps (gpu-memory-reserved).
+enum class ZeroGpuMemory { kRefused, kAllowed };
+
+// An amount of GPU memory: the dxshim.io/gpu-memory annotation and serve's default-gpu-memory,
+// gpu-memory-reserved and gpu-memory-unit, which give the same errors. A Kubernetes quantity of
+// bytes (devices/byte_quantity.h: 6Gi, 512Mi, 1.5Gi, 6e9, 6442450944; a fraction of a byte rounded
+// up) of at least 1Mi whatever its unit, or zero where `zero` allows. Throws std::invalid_argument
+// whose what() says what is wrong without repeating the text (the caller names it): "is not a
+// quantity of memory such as ...", "is negative; ...", "is zero; ...", "is too large: ...", "has no
+// unit: that is 6 bytes; ..." (a plain number below 1Mi: bytes where a unit was meant) or "is less
+// than 1Mi; ...".
+std::uint64_t ParseGpuMemory(const std::string& text, ZeroGpuMemory zero = ZeroGpuMemory::kRefused);
 
 // "6Gi", "1536Mi", "100Ki", "7B": the largest binary unit that divides `bytes`.
 std::string FormatBytes(std::uint64_t bytes);

@@ -94,19 +94,6 @@ std::string MemoryUse(const Device& d, const DeviceUsage& u, const AllocationPol
   return out;
 }
 
-// Whether a pod (exclusive or not) may join the holders of a device used as `u`.
-bool PodRoom(const DeviceUsage& u, bool exclusive, const AllocationPolicy& policy) {
-  if (exclusive) return u.pods == 0;
-  return !u.exclusive && u.pods < policy.max_containers_per_device;
-}
-
-// Bytes of `d`'s capacity not reserved under `u`.
-std::uint64_t FreeOn(const Device& d, const DeviceUsage& u, const AllocationPolicy& policy) {
-  const auto capacity = MemoryCapacity(d, policy);
-  const auto reserved = ReservedOn(d, u, policy);
-  return capacity > reserved ? capacity - reserved : 0;
-}
-
 // One choice in progress: the request, what is in use, and what matched.
 class Chooser {
  public:
@@ -341,6 +328,17 @@ std::uint64_t ReservedOn(const Device& d, const DeviceUsage& usage,
   return usage.memory + usage.unrecorded * DefaultGpuMemory(d, policy);
 }
 
+bool PodRoom(const DeviceUsage& u, bool exclusive, const AllocationPolicy& policy) {
+  if (exclusive) return u.pods == 0;
+  return !u.exclusive && u.pods < policy.max_containers_per_device;
+}
+
+std::uint64_t FreeOn(const Device& d, const DeviceUsage& u, const AllocationPolicy& policy) {
+  const auto capacity = MemoryCapacity(d, policy);
+  const auto reserved = ReservedOn(d, u, policy);
+  return capacity > reserved ? capacity - reserved : 0;
+}
+
 std::string DeviceName(const Device& d) { return d.description + " [" + d.location_path + "]"; }
 
 Placed Choose(const Inventory& inventory, const Usage& usage, const DeviceRequest& request,
@@ -376,6 +374,43 @@ std::optional<Placed> Held(const Inventory& inventory, const Usage& usage,
     placed.memory_asked = placed.memory_asked || (holder->memory && !holder->exclusive);
   }
   return placed;
+}
+
+Placed GrowHeld(Placed held, const Usage& usage, std::uint64_t memory, const std::string& adds,
+                const AllocationPolicy& policy) {
+  if (held.exclusive || held.devices.empty()) return held;
+  static const DeviceUsage kUnused;
+  bool fits = true;
+  bool grows = false;
+  std::string use;
+  for (std::size_t i = 0; i < held.devices.size(); ++i) {
+    const auto& d = held.devices[i];
+    const auto it = usage.find(d.id);
+    const auto& u = it == usage.end() ? kUnused : it->second;
+    const auto now = held.memory.at(i);
+    if (memory > now) {
+      grows = true;
+      fits = fits && memory - now <= FreeOn(d, u, policy);
+    }
+    use += (use.empty() ? "" : "; ") + DeviceName(d) + ": " + MemoryUse(d, u, policy);
+  }
+  const auto before = *std::min_element(held.memory.begin(), held.memory.end());
+  if (!fits) {
+    throw AllocationError(AllocationError::Kind::kMemoryExhausted,
+                          adds + ", which would grow the pod's reservation from " +
+                              FormatBytes(before) + " to " + FormatBytes(memory) +
+                              " per GPU, more than is free now on its GPU(s): " + use);
+  }
+  if (!grows) return held;
+  for (auto& m : held.memory) m = std::max(m, memory);
+  held.memory_asked = true;
+  held.explanation += "; " + adds + ": the pod's reservation grows from " + FormatBytes(before) +
+                      " to " + FormatBytes(memory) + " per GPU";
+  return held;
+}
+
+std::uint64_t MemoryOfUnits(std::size_t units, std::size_t gpus, const AllocationPolicy& policy) {
+  return gpus == 0 ? 0 : static_cast<std::uint64_t>(units) * policy.gpu_memory_unit / gpus;
 }
 
 Placed Assigned(const std::vector<Device>& devices, const AllocationPolicy& policy) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -65,6 +66,14 @@ using Usage = std::map<std::string, DeviceUsage>;  // by device id
 // its holders recorded plus the default for each that recorded nothing (gpu_memory.h).
 std::uint64_t ReservedOn(const Device& d, const DeviceUsage& usage, const AllocationPolicy& policy);
 
+// Whether one more pod (exclusive or not) may join the holders of a device used as `u`: an
+// exclusive pod needs it unheld; a shared one a slot under max_containers_per_device and no
+// exclusive holder.
+bool PodRoom(const DeviceUsage& u, bool exclusive, const AllocationPolicy& policy);
+
+// Bytes of `d`'s capacity not reserved under `u`.
+std::uint64_t FreeOn(const Device& d, const DeviceUsage& u, const AllocationPolicy& policy);
+
 // What a pod is given: the devices, chosen (Choose), the ones it already holds again (Held), or
 // the ones kubelet assigned (Assigned). It holds nothing; the ledger holds it (shim/ledger).
 struct Placed {
@@ -80,6 +89,11 @@ struct Placed {
   // Whether the pod asked that amount (else it is the default as configured now, or the whole
   // GPU for an exclusive pod): only an amount asked is recorded on the container.
   bool memory_asked = false;
+  // The memory units the pod holds once this is held: the dxshim.io/plugin-memory-units ids kubelet
+  // gave its containers so far, this one's included. A pod reserves each id once, however many of
+  // its containers name it (kubelet gives an init container's ids again to the containers after
+  // it), so the ledger keeps the ids, not a count (shim/ledger/ledger.h).
+  std::set<std::string> memory_units;
   std::string explanation;  // one line: what was chosen and why
   // One line per inventory device: chosen, matching but not chosen (and why), or why not
   // matching. Empty unless chosen now.
@@ -100,6 +114,18 @@ Placed Choose(const Inventory& inventory, const Usage& usage, const DeviceReques
 // when it holds none. Throws AllocationError (kImpossible) when one of them left `inventory`.
 std::optional<Placed> Held(const Inventory& inventory, const Usage& usage,
                            const std::string& sandbox_id, const AllocationPolicy& policy);
+
+// `held` (Held: the pod's devices again) with the pod's reservation raised to `memory` bytes on
+// each device where it holds less: another of its containers brought memory units the pod did not
+// hold yet. `adds` says what the container adds, for the explanation and the refusal. Throws
+// AllocationError (kMemoryExhausted) naming each device's use when a device has not the growth
+// free now. An exclusive pod holds its devices' whole capacity already: `held` as it is.
+Placed GrowHeld(Placed held, const Usage& usage, std::uint64_t memory, const std::string& adds,
+                const AllocationPolicy& policy);
+
+// Bytes per GPU that `units` memory units of policy.gpu_memory_unit reserve spread evenly over
+// `gpus` GPUs (rounded down; callers refuse counts that do not divide).
+std::uint64_t MemoryOfUnits(std::size_t units, std::size_t gpus, const AllocationPolicy& policy);
 
 // Devices kubelet assigned (a device plugin put them into the config), each with the default
 // memory: never refused, but counted once held.

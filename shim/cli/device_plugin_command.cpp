@@ -5,6 +5,7 @@
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -22,6 +23,7 @@
 #include "shim/device_plugin/plugin_memory_units.h"
 #include "shim/device_plugin/plugin_slots.h"
 #include "shim/device_plugin/plugin_sockets.h"
+#include "shim/node/kubelet_checkpoint.h"
 #include "shim/proxy/endpoint.h"
 #include "shim/runtime_record/runtime_record_poller.h"
 
@@ -107,7 +109,11 @@ Servers MakeServers(const config::ServeConfig& cfg, device_plugin::PluginSockets
   options.resource_name = cfg.device_plugin_memory_resource;
   options.endpoint = device_plugin::kMemoryEndpoint;
   servers.push_back(std::make_unique<device_plugin::DevicePluginServer>(
-      options, snapshot, std::make_unique<device_plugin::PluginMemoryUnits>(cfg.policy)));
+      options, snapshot,
+      std::make_unique<device_plugin::PluginMemoryUnits>(
+          cfg.policy,
+          (std::filesystem::path(cfg.device_plugin_dir) / node::kKubeletCheckpoint).string(),
+          cfg.device_plugin_memory_resource)));
   return servers;
 }
 

@@ -311,7 +311,7 @@ bool DevicePluginServer::Register(std::string& error) {
   request.set_endpoint(endpoint_);
   request.set_resource_name(options_.resource_name);
   request.mutable_options()->set_pre_start_required(false);
-  request.mutable_options()->set_get_preferred_allocation_available(false);
+  request.mutable_options()->set_get_preferred_allocation_available(resource_->prefers());
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
   context.set_wait_for_ready(true);

@@ -133,7 +133,32 @@ void DevicePluginService::Stop() {
     stopping_ = true;
     for (auto* watch : watches_) watch->End();
   }
+  recount_cv_.notify_all();
+  if (recounter_.joinable()) recounter_.join();
   follower_.reset();  // outside mutex_: a change in progress takes it
+}
+
+void DevicePluginService::Recount() {
+  std::lock_guard lock(mutex_);
+  if (stopping_) return;
+  UpdateLocked("kubelet allocated");
+  // Kubelet writes its checkpoint after each container's allocation, and allocates a pod's
+  // containers one after another: read it again once the pod's admission is over.
+  recount_at_ = std::chrono::steady_clock::now() + kRecountAfterAllocate;
+  if (!recounter_.joinable()) recounter_ = std::thread([this] { RecountLater(); });
+  recount_cv_.notify_all();
+}
+
+void DevicePluginService::RecountLater() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    if (!recount_at_) {
+      recount_cv_.wait(lock);
+    } else if (recount_cv_.wait_until(lock, *recount_at_) == std::cv_status::timeout) {
+      recount_at_.reset();
+      if (!stopping_) UpdateLocked("kubelet's checkpoint after an allocation");
+    }
+  }
 }
 
 void DevicePluginService::Forget(Watch* watch, std::uint64_t number) {
@@ -177,10 +202,10 @@ grpc::ServerUnaryReactor* DevicePluginService::GetDevicePluginOptions(
     grpc::CallbackServerContext* context, const v1beta1::Empty*,
     v1beta1::DevicePluginOptions* response) {
   if (!Admitted(context)) return Done(context, Refused());
-  // No PreStartContainer and no preferred allocation: the devices are interchangeable, the GPUs
-  // are chosen at CreateContainer.
+  // No PreStartContainer: the GPUs are chosen at CreateContainer. A preferred allocation when
+  // the resource has a preference (memory units: those of the GPU with the largest fit).
   response->set_pre_start_required(false);
-  response->set_get_preferred_allocation_available(false);
+  response->set_get_preferred_allocation_available(resource_.prefers());
   return Done(context, grpc::Status::OK);
 }
 
@@ -203,18 +228,14 @@ grpc::ServerUnaryReactor* DevicePluginService::GetPreferredAllocation(
     grpc::CallbackServerContext* context, const v1beta1::PreferredAllocationRequest* request,
     v1beta1::PreferredAllocationResponse* response) {
   if (!Admitted(context)) return Done(context, Refused());
-  // Not advertised (get_preferred_allocation_available is false); answered all the same with
-  // what kubelet must include, then the first available devices.
   for (const auto& container : request->container_requests()) {
+    const std::vector<std::string> available(container.available_deviceids().begin(),
+                                             container.available_deviceids().end());
+    const std::vector<std::string> must(container.must_include_deviceids().begin(),
+                                        container.must_include_deviceids().end());
+    const auto size = static_cast<std::size_t>(std::max(container.allocation_size(), 0));
     auto* out = response->add_container_responses();
-    std::set<std::string> chosen;
-    for (const auto& id : container.must_include_deviceids()) {
-      if (chosen.insert(id).second) out->add_deviceids(id);
-    }
-    for (const auto& id : container.available_deviceids()) {
-      if (out->deviceids_size() >= container.allocation_size()) break;
-      if (chosen.insert(id).second) out->add_deviceids(id);
-    }
+    for (const auto& id : resource_.Preferred(available, must, size)) out->add_deviceids(id);
   }
   return Done(context, grpc::Status::OK);
 }
@@ -236,9 +257,19 @@ grpc::ServerUnaryReactor* DevicePluginService::Allocate(grpc::CallbackServerCont
       return Done(context, {grpc::StatusCode::INVALID_ARGUMENT,
                             "dxshim device plugin: a container request without devices"});
     }
+    const std::vector<std::string> given(container.devices_ids().begin(),
+                                         container.devices_ids().end());
+    if (const auto why = resource_.Refusal(given); !why.empty()) {
+      spdlog::warn("device plugin: refused kubelet's allocation: {}", why);
+      return Done(context, {grpc::StatusCode::RESOURCE_EXHAUSTED, "dxshim device plugin: " + why});
+    }
     (*response->add_container_responses()->mutable_annotations())[resource_.annotation()] = ids;
   }
+  for (const auto& container : request->container_requests()) {
+    resource_.Allocated({container.devices_ids().begin(), container.devices_ids().end()});
+  }
   spdlog::debug("device plugin: allocated for {} container(s)", request->container_requests_size());
+  Recount();
   return Done(context, grpc::Status::OK);
 }
 

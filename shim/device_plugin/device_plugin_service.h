@@ -14,12 +14,15 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
 #include "devices/device_source.h"
@@ -41,6 +44,10 @@ using WatchEnded = std::function<void(std::uint64_t number)>;
 // asking what the plugin advertises): its stream is answered the same, but neither numbered nor
 // told when it ends, so that its end is never taken for a kubelet that went away.
 inline constexpr char kObserverMetadata[] = "dxshim-observer";
+
+// How long after an Allocate the resource's list is worked out again (kubelet's checkpoint then
+// says which pod the allocation was for).
+inline constexpr std::chrono::milliseconds kRecountAfterAllocate{1000};
 
 class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService {
  public:
@@ -78,6 +85,9 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
  private:
   class Watch;  // one ListAndWatch stream
   bool Admitted(grpc::CallbackServerContext* context) const;
+  // After an Allocate: the list now, and again kRecountAfterAllocate later.
+  void Recount();
+  void RecountLater();
   void UpdateLocked(const char* why);
   void Forget(Watch* watch, std::uint64_t number);
 
@@ -93,6 +103,9 @@ class DevicePluginService final : public v1beta1::DevicePlugin::CallbackService 
   SchedulerGap gap_;  // from record_ and the devices of the last update
   bool stopping_ = false;
   std::unique_ptr<devices::SnapshotFollower> follower_;
+  std::condition_variable recount_cv_;
+  std::optional<std::chrono::steady_clock::time_point> recount_at_;
+  std::thread recounter_;  // started by the first Allocate
 };
 
 }  // namespace dxshim::device_plugin

@@ -1,20 +1,31 @@
 // The second resource dxshim advertises to kubelet (device-plugin-memory-resource, default
 // dxshim.io/gpu-memory): one plugin device per `gpu_memory_unit` (default 1Gi) of each GPU's
-// capacity (devices::MemoryCapacity: dedicated memory less gpu-memory-reserved), rounded down, so
-// that two GPUs of 16Gi give 32 units. Like slots (plugin_slots.h) the units are interchangeable
-// tokens: a container's count of them is the memory it reserves, spread evenly over its GPUs, and
-// dxshim's policy picks the GPUs at CreateContainer. A unit belongs to a GPU only for its health:
-// healthy while the GPU is present, Unhealthy once it has vanished or is marked absent (kept in
-// the list, as are the units of a GPU whose memory shrank).
+// capacity (devices::MemoryCapacity: dedicated memory less gpu-memory-reserved), rounded down.
+// The units are interchangeable tokens: a container's count of them is the memory it reserves,
+// and dxshim's policy picks the GPU at CreateContainer. A unit is named for a GPU only for its
+// health (Unhealthy once its GPU vanished or is marked absent; kept in the list, as are the units
+// of a GPU whose memory shrank) and for GetPreferredAllocation.
 //
-// Memory held outside the scheduler's count (a pod that asked by annotation only, or by the slot
-// resource only, reserving its dxshim.io/gpu-memory or the default; an exclusive pod, which takes
-// its GPUs' whole capacity) is read from the same record of the runtime the ledger is rebuilt
-// from, and that many more units are marked Unhealthy, never one kubelet gave to a pod holding
-// GPUs. What a node-level count cannot say: free memory split over GPUs so that no single one
-// fits a pod (kubelet then admits a pod dxshim refuses, as with N > 1 GPUs by slots).
+// What kubelet may admit must fit on one GPU, so the healthy count is, at every update,
+//   the units kubelet allocated to pods that hold GPUs or have not started yet
+//   + the most free units on any one present GPU that also has a pod slot free
+// (CountMemory). Kubelet's free count is healthy less allocated (devicemanager's
+// devicesToAllocate takes healthy devices not in use), and the scheduler's is allocatable less the
+// requests of the pods bound to the node, so both offer exactly that largest fit. Every other
+// unit is Unhealthy, never one kubelet allocated (which would leave kubelet's own count too
+// generous).
+//
+// Which units kubelet allocated: the runtime's record (containers carrying
+// dxshim.io/plugin-memory-units in sandboxes that hold GPUs), kubelet's own checkpoint
+// (kubelet_internal_checkpoint: which pod and container each unit went to, written after every
+// allocation), and the Allocate calls answered since the checkpoint last listed them. Units of a
+// pod that has not started yet (allocated, no container created) are placed as dxshim's policy
+// would place the pod, so that its memory and pod slot are not offered again; a pod known only
+// from an Allocate answer (kubelet has not written its checkpoint yet, and may still be allocating
+// the pod's other containers) takes memory, not a pod slot.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <set>
@@ -23,32 +34,51 @@
 #include <vector>
 
 #include "devices/allocation/allocation_policy.h"
+#include "devices/allocation/placement.h"
 #include "devices/device_source.h"
 #include "shim/device_plugin/plugin_resource.h"
+#include "shim/node/kubelet_checkpoint.h"
 #include "shim/runtime_record/runtime_record.h"
 
 namespace dxshim::device_plugin {
 
+// How long an Allocate answer counts on its own, before its pod's sandbox exists.
+inline constexpr std::chrono::minutes kAnswerKept{2};
+
 // The units `d` is advertised with: its capacity divided by policy.gpu_memory_unit, rounded down.
 unsigned MemoryUnitsOf(const devices::Device& d, const devices::AllocationPolicy& policy);
 
-// Each pod holding GPUs holds, on each of its GPUs present in `inventory`, what its hold takes
-// from that GPU (devices::HeldGpuMemory: the recorded reservation, the default without one, the
-// whole capacity when exclusive) in units, rounded up; each GPU counts for at most its units.
-// Kubelet counted the memory units its containers carry (only those of pods holding a present
-// GPU). The difference, summed over the node, never below zero. Every memory unit of a pod
-// holding GPUs is in `counted`.
-SchedulerGap FindMemoryGap(const RuntimeRecord& record, const devices::AllocationPolicy& policy,
-                           const devices::Inventory& inventory);
+// What the memory count is made of.
+struct MemoryCount {
+  std::set<std::string> allocated;   // units kubelet gave pods that hold GPUs or have not started
+  std::set<std::string> held_units;  // of those, the units of containers that exist
+  devices::Usage held;               // the GPUs' use by the record (as serve's ledger has it)
+  devices::Usage expected;           // and with the pods that have not started yet placed
+  std::uint64_t fit_units = 0;       // the most free units on one GPU with a pod slot
+  std::string fit_gpu;               // that GPU's id ("" when none has room)
+};
+
+// The count for `inventory` from the runtime's `record`, kubelet's allocations of this resource
+// (`kubelet`, from its checkpoint) and Allocate answers whose pod has no sandbox yet (`answered`,
+// one set per container). A pod of the checkpoint counts while it holds GPUs, has a ready
+// sandbox (matched by pod UID) or was just answered; any other is gone, and kubelet frees its
+// units at its next admission before it counts (devicemanager UpdateAllocatedDevices).
+MemoryCount CountMemory(const RuntimeRecord& record, const devices::Inventory& inventory,
+                        const devices::AllocationPolicy& policy,
+                        const std::vector<node::PodDeviceEntry>& kubelet,
+                        const std::vector<std::set<std::string>>& answered);
 
 class PluginMemoryUnits final : public PluginResource {
  public:
-  explicit PluginMemoryUnits(devices::AllocationPolicy policy);
+  // `checkpoint`: the path of kubelet's kubelet_internal_checkpoint, "" when there is none to
+  // read; `resource`: this resource's name there.
+  explicit PluginMemoryUnits(devices::AllocationPolicy policy, std::string checkpoint = "",
+                             std::string resource = "");
 
-  // The units for `inventory`, in a stable order: every GPU seen since start-up with the most
-  // units it ever had, those it has now healthy only if it is present; then `gap.unseen` more
-  // Unhealthy, from the end of the list, none of them a counted unit.
-  std::vector<PluginDevice> For(const devices::Inventory& inventory, const SchedulerGap& gap = {});
+  // The units for `inventory`: every GPU seen since start-up with the most units it ever had;
+  // healthy: every one in `count.allocated` whose GPU is present and still has it, then
+  // `count.fit_units` more (those of count.fit_gpu first); the rest Unhealthy.
+  std::vector<PluginDevice> For(const devices::Inventory& inventory, const MemoryCount& count);
 
   std::vector<PluginDevice> Advertised(const devices::Inventory& inventory,
                                        const RuntimeRecord& record, SchedulerGap& gap) override;
@@ -56,16 +86,38 @@ class PluginMemoryUnits final : public PluginResource {
   const char* annotation() const override;
   const char* noun() const override { return "memory unit"; }
   std::string Describe() const override;
+  bool prefers() const override { return true; }
+  std::vector<std::string> Preferred(const std::vector<std::string>& available,
+                                     const std::vector<std::string>& must_include,
+                                     std::size_t size) override;
+  std::string Refusal(const std::vector<std::string>& ids) override;
+  void Allocated(const std::vector<std::string>& ids) override;
 
   // "mem-<8 hex digits of the GPU id's hash>-<n>".
   static std::string UnitId(const std::string& gpu_id, unsigned n);
 
  private:
+  // This resource's entries of kubelet's checkpoint (none when it cannot be read).
+  std::vector<node::PodDeviceEntry> ReadCheckpoint() const;
+
   const devices::AllocationPolicy policy_;
-  mutable std::mutex mutex_;
+  const std::string checkpoint_;
+  const std::string resource_;
+  mutable std::mutex mutex_;  // the count; before known_mutex_
+  mutable std::mutex known_mutex_;
   // Every GPU id seen, in order of first sight, with the most units it had.
   std::vector<std::pair<std::string, unsigned>> gpus_;
   std::set<std::string> known_;
+  // Allocate answers, one per container, until the record or kubelet's checkpoint accounts for
+  // them (their containers exist, or their pod has a sandbox), kAnswerKept at most.
+  struct Answer {
+    std::set<std::string> ids;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::vector<Answer> answered_;
+  // From the latest Advertised: the GPUs and the count, for Preferred and Refusal.
+  devices::Inventory inventory_;
+  MemoryCount count_;
 };
 
 }  // namespace dxshim::device_plugin

@@ -17,6 +17,21 @@ std::string DeviceId(const char* kind, const std::string& gpu_id, unsigned n) {
   return buf;
 }
 
+std::vector<std::string> PluginResource::PreferFrom(const std::vector<std::string>& ordered,
+                                                    const std::vector<std::string>& must_include,
+                                                    std::size_t size) {
+  std::vector<std::string> out;
+  std::set<std::string> chosen;
+  for (const auto& id : must_include) {
+    if (chosen.insert(id).second) out.push_back(id);
+  }
+  for (const auto& id : ordered) {
+    if (out.size() >= size) break;
+    if (chosen.insert(id).second) out.push_back(id);
+  }
+  return out;
+}
+
 void MarkHeldOutside(std::vector<PluginDevice>& devices, const SchedulerGap& gap) {
   unsigned unseen = gap.unseen;
   for (auto it = devices.rbegin(); it != devices.rend() && unseen > 0; ++it) {

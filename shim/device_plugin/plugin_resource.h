@@ -45,6 +45,28 @@ class PluginResource {
   virtual const char* noun() const = 0;
   // What a device stands for, for the start-up line ("2 slot(s) per GPU").
   virtual std::string Describe() const = 0;
+
+  // Whether kubelet should call GetPreferredAllocation (DevicePluginOptions).
+  virtual bool prefers() const { return false; }
+  // GetPreferredAllocation for one container: `size` ids, every one of `must_include` (devices
+  // kubelet reuses from the pod's init containers) first, then of `available` in the resource's
+  // order of preference.
+  virtual std::vector<std::string> Preferred(const std::vector<std::string>& available,
+                                             const std::vector<std::string>& must_include,
+                                             std::size_t size) {
+    return PreferFrom(available, must_include, size);
+  }
+  // Why kubelet may not give `ids` (all known) to one container, or "": Allocate then refuses,
+  // and kubelet rejects the pod at admission.
+  virtual std::string Refusal(const std::vector<std::string>& /*ids*/) { return ""; }
+  // Allocate gave `ids` to one container.
+  virtual void Allocated(const std::vector<std::string>& /*ids*/) {}
+
+ protected:
+  // `must_include`, then the first of `ordered` not among them, `size` in all.
+  static std::vector<std::string> PreferFrom(const std::vector<std::string>& ordered,
+                                             const std::vector<std::string>& must_include,
+                                             std::size_t size);
 };
 
 // "<kind>-<8 hex digits>-<n>": a short, stable name for device `n` of a GPU whose id can be longer

@@ -1,10 +1,12 @@
 #include "shim/gpu/container_decision.h"
 
 #include <algorithm>
+#include <set>
 
 #include "devices/allocation/device_request.h"
 #include "devices/allocation/gpu_memory.h"
 #include "devices/dxshim_keys.h"
+#include "shim/base/comma_list.h"
 
 namespace dxshim {
 namespace {
@@ -45,13 +47,13 @@ std::optional<std::string> VmHandler(const TargetOptions& target,
                       message);
 }
 
-// The memory units kubelet gave the container (dxshim's memory resource), if any: `wanted`
-// reserves their memory spread evenly over its GPUs (one GPU when no count was asked), which the
-// pod's dxshim.io/gpu-memory, if any, must equal. Throws DecisionError.
+// The memory units kubelet gave the container (dxshim's memory resource), if any, into `ids`:
+// `wanted` reserves their memory spread evenly over its GPUs (one GPU when no count was asked),
+// which the pod's dxshim.io/gpu-memory, if any, must equal. Throws DecisionError.
 void ApplyMemoryUnits(const runtime::v1::CreateContainerRequest& request,
                       const devices::AllocationPolicy& policy,
                       std::optional<devices::DeviceRequest>& wanted, bool count_given,
-                      const std::string& about_container) {
+                      const std::string& about_container, std::set<std::string>& ids) {
   const auto& annotations = request.config().annotations();
   const auto units = annotations.find(keys::kPluginMemoryUnitsAnnotation);
   if (units == annotations.end()) return;
@@ -61,6 +63,8 @@ void ApplyMemoryUnits(const runtime::v1::CreateContainerRequest& request,
   } catch (const devices::RequestError& e) {
     Invalid(about_container + e.what());
   }
+  // Each item is a valid id, none repeated (CountPluginMemoryUnits).
+  for (const auto id : SplitCommaList(units->second)) ids.emplace(id);
   if (!wanted) wanted = devices::DeviceRequest{};
   if (!count_given && wanted->pins.empty()) wanted->count = 1;
   const std::uint64_t total = std::uint64_t{count} * policy.gpu_memory_unit;
@@ -86,11 +90,12 @@ void ApplyMemoryUnits(const runtime::v1::CreateContainerRequest& request,
 
 // What the container asks for: the pod's dxshim.io/ annotations, the count its resource limit
 // gave it (dxshim's device plugin slots) and the memory (the memory units), limited to the
-// containers in the request's scope. Nothing (and `why`) when it asks for no GPU. Throws
-// DecisionError for a request that is not valid.
+// containers in the request's scope; the memory units' ids into `units`. Nothing (and `why`) when
+// it asks for no GPU. Throws DecisionError for a request that is not valid.
 std::optional<devices::DeviceRequest> WantedDevices(
     const runtime::v1::CreateContainerRequest& request, const devices::AllocationPolicy& policy,
-    const std::string& about_pod, const std::string& about_container, std::string& why) {
+    const std::string& about_pod, const std::string& about_container, std::string& why,
+    std::set<std::string>& units) {
   const auto& config = request.config();
   const auto& sandbox = request.sandbox_config();
   const auto& container = config.metadata().name();
@@ -129,7 +134,7 @@ std::optional<devices::DeviceRequest> WantedDevices(
   }
   const bool count_given =
       slots != config.annotations().end() || sandbox.annotations().count(keys::kGpu) > 0;
-  ApplyMemoryUnits(request, policy, wanted, count_given, about_container);
+  ApplyMemoryUnits(request, policy, wanted, count_given, about_container, units);
   if (wanted && !devices::AppliesTo(*wanted, container)) {
     why = "container " + container + " is not in " + keys::kContainers;
     wanted.reset();
@@ -137,15 +142,70 @@ std::optional<devices::DeviceRequest> WantedDevices(
   return wanted;
 }
 
-// The pod's devices again if it holds some, else a choice for `wanted`; an allocation refused
-// becomes the DecisionError of its kind.
-devices::Placed ChooseOrRefuse(const devices::Inventory& inventory, const devices::Usage& usage,
-                               const devices::DeviceRequest& wanted, const std::string& sandbox_id,
+// The pod's devices again (`held`, holding the memory units `pod_units`), for a container given
+// the memory units `units`. A pod reserves the distinct memory unit ids of all its containers,
+// spread evenly over its GPUs: the units kubelet's device manager counted for it. Kubelet (v1.26,
+// pkg/kubelet/cm/devicemanager/manager.go Allocate) puts an init container's devices into the
+// pod's devicesToReuse (pod_devices.go addContainerAllocatedResources), gives the next container
+// reusable devices first (devicesToAllocate, "Allocates from reusableDevices list first") and
+// takes an app container's devices out of devicesToReuse (removeContainerAllocatedResources): an
+// init container of 2 units then an app container of 6 hold 6 distinct ids, two app containers
+// of 4 hold 8. (Newer kubelets treat a restartable init container, a sidecar, as an app container
+// there: its ids are not reused, which the distinct count follows as well.) Units the pod does not
+// hold yet grow its reservation, if that is free now (devices::GrowHeld). Throws DecisionError for
+// a count that does not divide evenly over the pod's GPUs, AllocationError when the growth does
+// not fit.
+devices::Placed WithMemoryUnits(devices::Placed held, const std::set<std::string>& pod_units,
+                                const std::set<std::string>& units, const devices::Usage& usage,
+                                const devices::AllocationPolicy& policy,
+                                const std::string& about_container) {
+  held.memory_units = pod_units;
+  if (units.empty()) return held;
+  const auto gpus = held.devices.size();
+  const auto unit = devices::FormatBytes(policy.gpu_memory_unit);
+  if (units.size() % gpus != 0) {
+    Invalid(about_container + "its resource limit gave it " + std::to_string(units.size()) + " x " +
+            unit + " of GPU memory, which does not divide evenly over its pod's " +
+            std::to_string(gpus) + " GPUs; make the memory limit a multiple of the GPU count");
+  }
+  held.memory_units.insert(units.begin(), units.end());
+  const auto total = held.memory_units.size();
+  const auto added = total - pod_units.size();
+  if (added == 0) return held;  // all of them held already (an init container's, reused)
+  if (total % gpus != 0) {
+    Invalid(about_container + "its resource limit adds " + std::to_string(added) + " x " + unit +
+            " of GPU memory to the pod's " + std::to_string(pod_units.size()) + ", and " +
+            std::to_string(total) + " x " + unit + " does not divide evenly over the pod's " +
+            std::to_string(gpus) +
+            " GPUs; make each container's memory limit a multiple of the GPU count");
+  }
+  const auto adds = "its resource limit adds " + std::to_string(added) + " x " + unit +
+                    " of GPU memory the pod did not hold (" + std::to_string(units.size()) +
+                    " given, " + std::to_string(units.size() - added) +
+                    " held already by the pod's other containers)";
+  const auto memory = devices::MemoryOfUnits(total, gpus, policy);
+  return devices::GrowHeld(std::move(held), usage, memory, adds, policy);
+}
+
+// The pod's devices again if it holds some (its reservation grown by the memory units `units`
+// that it does not hold yet), else a choice for `wanted`; an allocation refused becomes the
+// DecisionError of its kind.
+devices::Placed ChooseOrRefuse(const devices::Inventory& inventory, const LedgerView& ledger,
+                               const devices::DeviceRequest& wanted,
+                               const std::set<std::string>& units, const std::string& sandbox_id,
                                const devices::AllocationPolicy& policy,
                                const std::string& about_container) {
   try {
-    if (auto held = devices::Held(inventory, usage, sandbox_id, policy)) return std::move(*held);
-    return devices::Choose(inventory, usage, wanted, policy);
+    if (auto held = devices::Held(inventory, ledger.usage, sandbox_id, policy)) {
+      static const std::set<std::string> kNone;
+      const auto pod_units = ledger.memory_units.find(sandbox_id);
+      return WithMemoryUnits(std::move(*held),
+                             pod_units == ledger.memory_units.end() ? kNone : pod_units->second,
+                             units, ledger.usage, policy, about_container);
+    }
+    auto placed = devices::Choose(inventory, ledger.usage, wanted, policy);
+    placed.memory_units = units;
+    return placed;
   } catch (const devices::AllocationError& e) {
     const auto message = about_container + e.what();
     switch (e.kind()) {
@@ -193,7 +253,8 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
   const auto about_container = AboutContainer(request);
   Decision decision;
 
-  auto wanted = WantedDevices(request, policy, about_pod, about_container, decision.why);
+  std::set<std::string> units;
+  auto wanted = WantedDevices(request, policy, about_pod, about_container, decision.why, units);
 
   // Devices kubelet already put into the config (a device plugin's choice).
   std::vector<devices::Device> assigned;
@@ -246,14 +307,20 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
     if (wanted) placed.explanation += std::string(" (") + keys::kPrefix + " request not used)";
   } else {
     CheckNamespace(policy, sandbox.metadata().namespace_(), about_pod);
-    placed = ChooseOrRefuse(inventory, ledger.usage, *wanted, request.pod_sandbox_id(), policy,
+    placed = ChooseOrRefuse(inventory, ledger, *wanted, units, request.pod_sandbox_id(), policy,
                             about_container);
+  }
+  // What this container may use: its own memory units over its GPUs, when it was given some
+  // (the pod's reservation may be larger: its other containers' units); else the pod's.
+  std::optional<std::uint64_t> own;
+  if (!units.empty() && placed.source != devices::Placed::Source::kAssigned) {
+    own = devices::MemoryOfUnits(units.size(), placed.devices.size(), policy);
   }
   decision.pass_through = false;
   decision.why = "dxshim: " + placed.explanation;
   decision.plan = PlanInjection(config, placed.devices, placed.exclusive, decision.why,
                                 narrow ? class_index : std::nullopt, target,
-                                MemoryBudget{placed.memory, placed.memory_asked});
+                                MemoryBudget{placed.memory, placed.memory_asked, own});
   return decision;
 }
 

@@ -39,10 +39,12 @@ struct Decision {
 
 // Reads the pod's request (annotations) and the devices kubelet already assigned, chooses from
 // what `ledger` (Ledger::View, read only when the container asks for a GPU) says is in use under
-// `policy`, and plans the injection. It holds nothing: `dxshim serve` holds a Decision that is not
-// pass_through (Ledger::Hold), `dxshim rewrite` only shows it. `runtime_handler` is the handler of
-// the pod's sandbox ("" the runtime's default), nullopt when dxshim does not know it yet. Throws
-// DecisionError.
+// `policy`, and plans the injection. A container of a pod that holds GPUs gets them again; memory
+// units it brings that the pod does not hold yet grow the pod's reservation on each of them
+// (RESOURCE_EXHAUSTED when that growth is not free), and it is told its own units as its budget. It
+// holds nothing: `dxshim serve` holds a Decision that is not pass_through (Ledger::Hold), `dxshim
+// rewrite` only shows it. `runtime_handler` is the handler of the pod's sandbox ("" the runtime's
+// default), nullopt when dxshim does not know it yet. Throws DecisionError.
 Decision Decide(const runtime::v1::CreateContainerRequest& request,
                 const devices::Inventory& inventory, const devices::AllocationPolicy& policy,
                 const std::function<LedgerView()>& ledger, const TargetOptions& target,

@@ -16,7 +16,7 @@ std::string Join(const std::vector<devices::Device>& devices,
 }  // namespace
 
 GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices,
-                                 const std::vector<std::uint64_t>& memory) {
+                                 std::optional<std::uint64_t> budget) {
   GpuEnvironment env;
   if (devices.empty()) return env;
   std::string cuda, without_uuid;
@@ -41,9 +41,15 @@ GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices,
   env.variables.emplace_back("DXSHIM_GPU_VENDOR_IDS", Join(devices, [](const auto& d) {
                                return devices::HexNumber(d.vendor_id, 4);
                              }));
-  if (!memory.empty()) {
-    env.variables.emplace_back(kGpuMemoryBytesEnv,
-                               std::to_string(*std::min_element(memory.begin(), memory.end())));
+  if (budget) env.variables.emplace_back(kGpuMemoryBytesEnv, std::to_string(*budget));
+  const auto smallest = std::min_element(
+      devices.begin(), devices.end(),
+      [](const auto& a, const auto& b) { return a.dedicated_memory < b.dedicated_memory; });
+  if (smallest->dedicated_memory == 0) {
+    env.notes.push_back(std::string(kGpuMemoryTotalBytesEnv) + " not set: no memory known for " +
+                        smallest->id);
+  } else {
+    env.variables.emplace_back(kGpuMemoryTotalBytesEnv, std::to_string(smallest->dedicated_memory));
   }
   return env;
 }

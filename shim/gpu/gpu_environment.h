@@ -8,14 +8,19 @@
 //                              the host's kernel, so these are the LUIDs it sees)
 //   DXSHIM_GPU_LOCATION_PATHS  the PnP location paths (the device nodes on the linux target)
 //   DXSHIM_GPU_VENDOR_IDS      0x10de,...
-//   DXSHIM_GPU_MEMORY_BYTES    the bytes of GPU memory reserved for the pod on each GPU (the
-//                              smallest, when they differ): its budget. Advisory: Windows has no
+//   DXSHIM_GPU_MEMORY_BYTES    the bytes of GPU memory this container may use on each GPU: its
+//                              own memory units (its dxshim.io/gpu-memory limit) over its GPUs
+//                              when it was given some, else what its pod reserved there (the
+//                              smallest, when they differ). Its budget; advisory: Windows has no
 //                              per-process limit for process-isolated containers.
+//   DXSHIM_GPU_MEMORY_TOTAL_BYTES  each GPU's dedicated memory (the smallest, with several GPUs):
+//                              what the budget is a part of (budget / total of the GPU).
 // Each lists the GPUs in allocation order. No index-based variable: the order in which a
 // container's runtime numbers GPUs is not dxshim's to know.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,14 +31,15 @@ namespace dxshim {
 
 inline constexpr char kCudaVisibleDevicesEnv[] = "CUDA_VISIBLE_DEVICES";
 inline constexpr char kGpuMemoryBytesEnv[] = "DXSHIM_GPU_MEMORY_BYTES";
+inline constexpr char kGpuMemoryTotalBytesEnv[] = "DXSHIM_GPU_MEMORY_TOTAL_BYTES";
 
 struct GpuEnvironment {
   std::vector<std::pair<std::string, std::string>> variables;  // in the order above
   std::vector<std::string> notes;                              // what was not set and why
 };
 
-// `memory`: the bytes reserved on each of `devices` (none: no budget variable).
+// `budget`: the bytes the container may use on each of `devices` (nullopt: no budget variable).
 GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices,
-                                 const std::vector<std::uint64_t>& memory = {});
+                                 std::optional<std::uint64_t> budget = std::nullopt);
 
 }  // namespace dxshim

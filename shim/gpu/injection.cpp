@@ -139,9 +139,13 @@ struct EnvironmentNames {
 // The GPUs' environment; what the pod sets itself is its own.
 EnvironmentNames PlanEnvironment(const runtime::v1::ContainerConfig& config,
                                  const std::vector<devices::Device>& devices,
-                                 const std::vector<std::uint64_t>& memory,
-                                 const TargetOptions& target, InjectionPlan& plan) {
-  auto env = GpuEnvironmentFor(devices, memory);
+                                 const MemoryBudget& memory, const TargetOptions& target,
+                                 InjectionPlan& plan) {
+  auto budget = memory.container;
+  if (!budget && !memory.bytes.empty()) {
+    budget = *std::min_element(memory.bytes.begin(), memory.bytes.end());
+  }
+  auto env = GpuEnvironmentFor(devices, budget);
   EnvironmentNames names;
   for (auto& variable : env.variables) {
     const std::string& name = variable.first;
@@ -171,7 +175,7 @@ InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
   InjectionPlan plan;
   PlanDevices(config, devices, narrow_index, target, plan);
   PlanMounts(config, devices, target, plan);
-  const auto env = PlanEnvironment(config, devices, memory.bytes, target, plan);
+  const auto env = PlanEnvironment(config, devices, memory, target, plan);
   std::string ids;
   for (const auto& d : devices) ids.append(ids.empty() ? "" : ",").append(d.id);
   plan.labels[keys::kDevicesLabel] = std::move(ids);

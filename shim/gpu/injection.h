@@ -38,12 +38,15 @@ struct TargetOptions {
   std::vector<std::string> vm_runtime_handlers;
 };
 
-// The GPU memory a pod reserved: the bytes on each of its devices, told to the container in
-// DXSHIM_GPU_MEMORY_BYTES (none: not told), and whether the pod asked that amount, which is then
-// recorded in the dxshim.io/gpu-memory label the ledger is rebuilt from.
+// The GPU memory a pod reserved: the bytes on each of its devices once this container is created
+// (none: no memory variable), and whether the pod asked that amount, which is then recorded in the
+// dxshim.io/gpu-memory label the ledger is rebuilt from; and what this container may use on each
+// of its GPUs when it was given memory units of its own (nullopt: the pod's reservation, the
+// smallest of `bytes`), told to it in DXSHIM_GPU_MEMORY_BYTES.
 struct MemoryBudget {
   std::vector<std::uint64_t> bytes;
   bool asked = false;
+  std::optional<std::uint64_t> container;
 };
 
 struct InjectionPlan {

@@ -40,7 +40,11 @@ devices::Usage Ledger::Usage() const {
 
 LedgerView Ledger::View() const {
   std::lock_guard lock(mutex_);
-  return {UsageLocked(), synced_};
+  LedgerView view{UsageLocked(), synced_, {}};
+  for (const auto& [sandbox, hold] : holds_) {
+    if (!hold.memory_units.empty()) view.memory_units.emplace(sandbox, hold.memory_units);
+  }
+  return view;
 }
 
 std::vector<PodHolding> Ledger::Holdings() const {
@@ -79,21 +83,35 @@ std::optional<std::uint64_t> Ledger::Hold(const devices::Placed& placed,
   }
   std::vector<std::string> ids;
   for (const auto& d : placed.devices) ids.push_back(d.id);
+  Pending pending{sandbox_id, container, {}, {}, {}};
   switch (placed.source) {
     case devices::Placed::Source::kAssigned: {
       HoldRecord assigned;
       assigned.device_ids = ids;
       assigned.memory.resize(ids.size());  // each counts the default
+      assigned.memory_units = placed.memory_units;
       auto& hold = holds_[sandbox_id];
       Merge(hold, assigned);
       if (hold.pod.empty()) hold.pod = pod;
       ++hold.pending;
       break;
     }
-    case devices::Placed::Source::kHeld:
-      if (held == holds_.end() || !SameHold(held->second, placed, ids)) return std::nullopt;
-      ++held->second.pending;
+    case devices::Placed::Source::kHeld: {
+      if (held == holds_.end()) return std::nullopt;
+      auto memory = HeldAgain(held->second, placed, ids);
+      if (!memory) return std::nullopt;
+      auto& hold = held->second;
+      for (const auto& unit : placed.memory_units) {
+        if (hold.memory_units.insert(unit).second) pending.added_units.insert(unit);
+      }
+      if (*memory != hold.memory) {
+        pending.memory_before = std::move(hold.memory);
+        pending.memory_after = *memory;
+        hold.memory = std::move(*memory);
+      }
+      ++hold.pending;
       break;
+    }
     case devices::Placed::Source::kChosen: {
       if (held != holds_.end() || !devices::StillFits(placed, UsageLocked(), policy_)) {
         return std::nullopt;
@@ -105,6 +123,7 @@ std::optional<std::uint64_t> Ledger::Hold(const devices::Placed& placed,
         hold.memory.push_back(placed.memory_asked ? std::optional(placed.memory.at(i))
                                                   : std::nullopt);
       }
+      hold.memory_units = placed.memory_units;
       hold.pod = pod;
       hold.exclusive = placed.exclusive;
       hold.pending = 1;
@@ -112,21 +131,61 @@ std::optional<std::uint64_t> Ledger::Hold(const devices::Placed& placed,
     }
   }
   const auto id = next_reservation_++;
-  reservations_[id] = {sandbox_id, container};
+  reservations_[id] = std::move(pending);
   return id;
 }
 
-bool Ledger::SameHold(const HoldRecord& hold, const devices::Placed& placed,
-                      const std::vector<std::string>& ids) {
-  if (hold.device_ids != ids || hold.exclusive != placed.exclusive) return false;
-  for (std::size_t i = 0; i < ids.size() && i < hold.memory.size(); ++i) {
-    // What the pod recorded there, if anything, is what the choice reserved.
-    if (hold.memory[i] && !hold.exclusive && *hold.memory[i] != placed.memory.at(i)) return false;
+std::optional<std::vector<std::optional<std::uint64_t>>> Ledger::HeldAgain(
+    const HoldRecord& hold, const devices::Placed& placed,
+    const std::vector<std::string>& ids) const {
+  if (hold.device_ids != ids || hold.exclusive != placed.exclusive) return std::nullopt;
+  // The choice saw every memory unit the pod holds (one of its other containers may have added
+  // some since: its reservation would then be short of them).
+  if (!std::includes(placed.memory_units.begin(), placed.memory_units.end(),
+                     hold.memory_units.begin(), hold.memory_units.end())) {
+    return std::nullopt;
   }
-  return true;
+  auto memory = hold.memory;
+  memory.resize(ids.size());
+  if (hold.exclusive) return memory;  // the whole capacity: nothing grows
+  // The rule the choice applied (container_decision.cpp): new memory units grow the reservation
+  // to all of the pod's units spread over its GPUs, never below what it holds.
+  const bool grows = placed.memory_units.size() > hold.memory_units.size();
+  const auto of_units = devices::MemoryOfUnits(placed.memory_units.size(), ids.size(), policy_);
+  std::optional<devices::Usage> usage;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto& d = placed.devices[i];
+    const auto now = devices::HeldGpuMemory(d, memory[i], false, policy_);
+    const auto want = grows ? std::max(now, of_units) : now;
+    // What the pod holds there, grown as the rule says, is what the choice reserved.
+    if (i >= placed.memory.size() || placed.memory[i] != want) return std::nullopt;
+    if (want == now) continue;
+    // Growth: re-checked under the lock, as StillFits does for a choice.
+    if (!usage) usage = UsageLocked();
+    const auto it = usage->find(d.id);
+    if (it == usage->end() || want - now > devices::FreeOn(d, it->second, policy_)) {
+      return std::nullopt;
+    }
+    memory[i] = want;
+  }
+  return memory;
+}
+
+void Ledger::UndoGrowth(HoldRecord& hold, const Pending& ended) {
+  // Only a hold as this reservation left it: had another of the pod's containers grown it since
+  // (on top of these units), that one was told the larger reservation, which then stays.
+  if (hold.memory != ended.memory_after && !ended.memory_after.empty()) return;
+  if (!std::includes(hold.memory_units.begin(), hold.memory_units.end(), ended.added_units.begin(),
+                     ended.added_units.end())) {
+    return;
+  }
+  for (const auto& unit : ended.added_units) hold.memory_units.erase(unit);
+  if (!ended.memory_after.empty()) hold.memory = ended.memory_before;
 }
 
 // A pod's containers may each bring devices (kubelet assigns per container): the pod holds all.
+// Each container's record says what the pod reserved after that container, so the largest is
+// what it holds now.
 void Ledger::Merge(HoldRecord& hold, const HoldRecord& from) {
   hold.memory.resize(hold.device_ids.size());
   for (std::size_t i = 0; i < from.device_ids.size(); ++i) {
@@ -137,10 +196,11 @@ void Ledger::Merge(HoldRecord& hold, const HoldRecord& from) {
       hold.device_ids.push_back(id);
       hold.memory.push_back(memory);
     } else if (auto& held = hold.memory[static_cast<std::size_t>(it - hold.device_ids.begin())];
-               !held) {
+               memory && (!held || *memory > *held)) {
       held = memory;
     }
   }
+  hold.memory_units.insert(from.memory_units.begin(), from.memory_units.end());
   if (hold.pod.empty()) hold.pod = from.pod;
   hold.containers.insert(from.containers.begin(), from.containers.end());
   hold.exclusive = hold.exclusive || from.exclusive;
@@ -153,11 +213,11 @@ void Ledger::ApplyCommit(const std::string& sandbox, const HoldRecord& committed
 }
 
 std::map<std::string, Ledger::HoldRecord>::iterator Ledger::EndReservation(
-    std::uint64_t reservation, std::string* container) {
+    std::uint64_t reservation, Pending* ended) {
   const auto it = reservations_.find(reservation);
   if (it == reservations_.end()) return holds_.end();
   const auto held = holds_.find(it->second.sandbox_id);
-  if (container != nullptr) *container = std::move(it->second.container);
+  if (ended != nullptr) *ended = std::move(it->second);
   reservations_.erase(it);
   if (held != holds_.end() && held->second.pending > 0) --held->second.pending;
   return held;
@@ -165,8 +225,9 @@ std::map<std::string, Ledger::HoldRecord>::iterator Ledger::EndReservation(
 
 void Ledger::Commit(std::uint64_t reservation) {
   std::lock_guard lock(mutex_);
-  std::string container;
-  const auto held = EndReservation(reservation, &container);
+  Pending ended;
+  const auto held = EndReservation(reservation, &ended);
+  auto& container = ended.container;
   if (held == holds_.end()) return;
   const std::string sandbox = held->first;
   auto& hold = held->second;
@@ -193,8 +254,10 @@ void Ledger::DropIfUnheld(const std::string& sandbox_id) {
 
 void Ledger::Release(std::uint64_t reservation) {
   std::lock_guard lock(mutex_);
-  const auto held = EndReservation(reservation);
+  Pending ended;
+  const auto held = EndReservation(reservation, &ended);
   if (held == holds_.end()) return;
+  UndoGrowth(held->second, ended);
   DropIfUnheld(std::string(held->first));
 }
 
@@ -224,6 +287,7 @@ std::map<std::string, Ledger::HoldRecord> Ledger::Rebuilt(const RuntimeRecord& r
     HoldRecord recorded;
     recorded.device_ids = c.device_ids;
     for (std::size_t i = 0; i < c.device_ids.size(); ++i) recorded.memory.push_back(c.MemoryOn(i));
+    recorded.memory_units.insert(c.plugin_memory_units.begin(), c.plugin_memory_units.end());
     recorded.exclusive = c.exclusive;
     if (!c.name.empty()) recorded.containers.insert(c.name);
     const auto name = runtime.pod_names.find(c.sandbox_id);

@@ -30,6 +30,9 @@ namespace dxshim {
 struct LedgerView {
   devices::Usage usage;
   bool synced = false;
+  // By sandbox id: the memory units each pod holds (devices::Placed::memory_units), for pods that
+  // hold any.
+  std::map<std::string, std::set<std::string>> memory_units;
 };
 
 // A pod's hold as the metrics show it (shim/ledger/holding_collector.h): who holds which GPUs.
@@ -66,7 +69,10 @@ class Ledger {
   // Devices kubelet assigned are never refused; another choice is held only if it is still good
   // now, else nullopt, and the caller chooses again from a new View(): the ledger changed in
   // between (a resync rebuilt it), and the pod now holds devices of its own, no longer holds the
-  // ones it was given again (or holds them otherwise), or a chosen device lost the room it had.
+  // ones it was given again (or holds them otherwise, or holds memory units the choice did not
+  // see), or a chosen device lost the room it had, or the memory a held pod's reservation grows
+  // by (its container brought memory units the pod did not hold) is no longer free. A growth is
+  // undone when its reservation is released.
   // `pod` ("namespace/name") names the holder in other pods' refusals; `container` (its CRI
   // metadata name) joins the pod's holders in metrics once committed.
   std::optional<std::uint64_t> Hold(const devices::Placed& placed, const std::string& sandbox_id,
@@ -102,6 +108,9 @@ class Ledger {
     // In device_ids' order: the bytes reserved there, nullopt for a hold recorded before memory
     // was counted (it counts as the default).
     std::vector<std::optional<std::uint64_t>> memory;
+    // The memory units the pod holds (devices::Placed::memory_units): its reservation counts each
+    // once, however many of its containers were given it.
+    std::set<std::string> memory_units;
     std::string pod;                   // "namespace/name"; empty when not known
     std::set<std::string> containers;  // names of its containers committed with the devices
     bool exclusive = false;
@@ -116,23 +125,34 @@ class Ledger {
   };
 
   devices::Usage UsageLocked() const;
-  // Whether `hold` is what `placed` (the pod's devices again, with ids `ids`) was read from.
-  static bool SameHold(const HoldRecord& hold, const devices::Placed& placed,
-                       const std::vector<std::string>& ids);
-  // Adds `from`'s devices (and their memory) that `hold` does not have yet.
+  // When `hold` is what `placed` (the pod's devices again, with ids `ids`) was read from, the
+  // memory the hold takes on each device once `placed` is held: as it is, or grown where `placed`
+  // brings memory units the pod does not hold yet and the growth is free now. nullopt otherwise.
+  std::optional<std::vector<std::optional<std::uint64_t>>> HeldAgain(
+      const HoldRecord& hold, const devices::Placed& placed,
+      const std::vector<std::string>& ids) const;
+  // Adds `from`'s devices and memory units that `hold` does not have yet; where both reserved
+  // memory on a device, the hold keeps the larger (a pod's reservation only grows while it lives:
+  // its containers' records each say what it held after that container).
   static void Merge(HoldRecord& hold, const HoldRecord& from);
   void ApplyCommit(const std::string& sandbox, const HoldRecord& committed);
   void ApplySandboxGone(const std::string& sandbox_id);
   void DropIfUnheld(const std::string& sandbox_id);
-  // A reservation in flight: whose, and for which container.
+  // A reservation in flight: whose, for which container, and how it grew the pod's hold.
   struct Pending {
     std::string sandbox_id;
     std::string container;
+    std::set<std::string> added_units;  // memory units the pod did not hold before
+    // The hold's memory before and after (both empty when it did not change).
+    std::vector<std::optional<std::uint64_t>> memory_before;
+    std::vector<std::optional<std::uint64_t>> memory_after;
   };
   // Ends `reservation` (one fewer pending on its sandbox's hold): that hold, or holds_.end() when
-  // the reservation or the hold is gone; `container` is set to the container it was for.
+  // the reservation or the hold is gone; `ended` is set to what the reservation was.
   std::map<std::string, HoldRecord>::iterator EndReservation(std::uint64_t reservation,
-                                                             std::string* container = nullptr);
+                                                             Pending* ended = nullptr);
+  // A released reservation's growth of `hold` goes, if the hold is as it left it.
+  static void UndoGrowth(HoldRecord& hold, const Pending& ended);
   // The holds the runtime record backs, plus this ledger's reservations in flight and committed
   // holds of sandboxes still ready.
   std::map<std::string, HoldRecord> Rebuilt(const RuntimeRecord& runtime) const;

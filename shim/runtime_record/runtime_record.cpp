@@ -58,6 +58,7 @@ RuntimeRecord ReadRuntimeRecord(const runtime::v1::ListPodSandboxResponse& sandb
     // know is taken as ready (freeing its devices could double-book them).
     if (s.state() != runtime::v1::SANDBOX_NOTREADY) record.ready_sandboxes.insert(s.id());
     record.pod_names[s.id()] = s.metadata().namespace_() + "/" + s.metadata().name();
+    if (!s.metadata().uid().empty()) record.pod_uids[s.id()] = s.metadata().uid();
   }
   for (const auto& c : containers.containers()) {
     const auto devices = c.labels().find(keys::kDevicesLabel);

@@ -44,6 +44,9 @@ struct RuntimeRecord {
   // "namespace/name" of every sandbox listed, from its metadata: how messages and metrics name
   // the pods that hold GPUs.
   std::map<std::string, std::string> pod_names;
+  // The pod UID of every sandbox listed (kubelet's pod.UID in the sandbox's metadata): how the
+  // device plugin matches kubelet's checkpoint to sandboxes.
+  std::map<std::string, std::string> pod_uids;
   std::vector<RecordedContainer> containers;
 };
 

@@ -4,11 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "config/serve_config_keys.h"
 #include "config/serve_option_table.h"
+#include "devices/allocation/gpu_memory.h"
 #include "tests/support/temp_dir.h"
 
 namespace dxshim::config {
@@ -326,9 +331,75 @@ TEST(ServeConfig, PipeAndLogFileKeys) {
   msg = ErrorOf([&] { ApplyServeKey(c, "log-file-max-size", "1Ki", "--log-file-max-size"); });
   EXPECT_NE(msg.find("'1Ki' is less than 64Ki"), std::string::npos) << msg;
   msg = ErrorOf([&] { ApplyServeKey(c, "log-file-max-size", "big", "--log-file-max-size"); });
-  EXPECT_NE(msg.find("'big' is not a size"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'big' is not a quantity of bytes such as 16Gi"), std::string::npos) << msg;
+  msg = ErrorOf([&] { ApplyServeKey(c, "log-file-max-size", "20Ei", "--log-file-max-size"); });
+  EXPECT_NE(msg.find("'20Ei' is too large"), std::string::npos) << msg;
+  msg = ErrorOf([&] { ApplyServeKey(c, "log-file-max-size", "-1Mi", "--log-file-max-size"); });
+  EXPECT_NE(msg.find("'-1Mi' is negative"), std::string::npos) << msg;
+  ApplyServeKey(c, "log-file-max-size", "0.5Mi", "--log-file-max-size");
+  EXPECT_EQ(c.log_file_max_size, 512u << 10);
+  ApplyServeKey(c, "log-file-max-size", "1e6", "--log-file-max-size");
+  EXPECT_EQ(c.log_file_max_size, 1000000u);
   msg = ErrorOf([&] { ApplyServeKey(c, "log-file-count", "0", "--log-file-count"); });
   EXPECT_NE(msg.find("from 1 to 1024"), std::string::npos) << msg;
+}
+
+// default-gpu-memory, gpu-memory-reserved and gpu-memory-unit are amounts of GPU memory as the
+// dxshim.io/gpu-memory annotation is, and refuse with its words (devices::ParseGpuMemory's).
+TEST(ServeConfig, GpuMemoryKeysSayWhatTheAnnotationSays) {
+  const char* const keys[] = {"default-gpu-memory", "gpu-memory-reserved", "gpu-memory-unit"};
+  const std::pair<const char*, std::uint64_t> valid[] = {
+      {"1Mi", 1ull << 20},   {".5Gi", 512ull << 20},      {"1.5Gi", 1536ull << 20},
+      {"0.5G", 500000000},   {"6e9", 6000000000ull},      {"6E9", 6000000000ull},
+      {"+2Gi", 2ull << 30},  {"1048576", 1ull << 20},     {"1.0000001Mi", (1ull << 20) + 1},
+      {"16Ti", 16ull << 40}, {"1048576000m", 1ull << 20},
+  };
+  for (const char* key : keys) {
+    const auto flag = std::string("--") + key;
+    for (const auto& [text, bytes] : valid) {
+      ServeConfig c;
+      ApplyServeKey(c, key, text, flag);
+      const auto got = std::string(key) == "default-gpu-memory" ? c.policy.default_gpu_memory
+                       : std::string(key) == "gpu-memory-unit"  ? c.policy.gpu_memory_unit
+                                                                : c.policy.gpu_memory_reserved;
+      EXPECT_EQ(got, bytes) << key << "=" << text;
+    }
+    for (const char* text :
+         {"6GB", "Gi", "1e3Mi", "-2Gi", "-1", "0", "0Gi", "20Ei", "16777216Ti",
+          "18446744073709551616", "6", "1048575", "1.5", "1Ki", "1023Ki", "1M", "1m", "6e3"}) {
+      const bool zero = std::string(text) == "0" || std::string(text) == "0Gi";
+      ServeConfig c;
+      if (zero && std::string(key) == "gpu-memory-reserved") {
+        ApplyServeKey(c, key, text, flag);  // the host may keep nothing
+        EXPECT_EQ(c.policy.gpu_memory_reserved, 0u);
+        continue;
+      }
+      std::string problem;
+      try {
+        devices::ParseGpuMemory(text);
+      } catch (const std::invalid_argument& e) {
+        problem = e.what();
+      }
+      ASSERT_FALSE(problem.empty()) << text;
+      std::string expected = flag;
+      expected.append(": key '").append(key).append("': '").append(text).append("' ");
+      expected += problem;
+      EXPECT_EQ(ErrorOf([&] { ApplyServeKey(c, key, text, flag); }), expected);
+    }
+  }
+  // The words themselves, through a key.
+  ServeConfig c;
+  EXPECT_EQ(ErrorOf([&] { ApplyServeKey(c, "gpu-memory-unit", "1Ki", "--gpu-memory-unit"); }),
+            "--gpu-memory-unit: key 'gpu-memory-unit': '1Ki' is less than 1Mi; give at least 1Mi "
+            "of GPU memory, e.g. 512Mi or 6Gi");
+  EXPECT_EQ(ErrorOf([&] { ApplyServeKey(c, "default-gpu-memory", "20Ei", "x.yaml"); }),
+            "x.yaml: key 'default-gpu-memory': '20Ei' is too large: more than 64 bits of bytes, "
+            "and no GPU has that much memory");
+  EXPECT_EQ(ErrorOf([&] { ApplyServeKey(c, "gpu-memory-reserved", "6", "--gpu-memory-reserved"); }),
+            "--gpu-memory-reserved: key 'gpu-memory-reserved': '6' has no unit: that is 6 bytes; "
+            "write the unit, e.g. 6Gi or 6Mi");
+  ApplyServeKey(c, "default-gpu-memory", "auto", "--default-gpu-memory");
+  EXPECT_EQ(c.policy.default_gpu_memory, 0u);
 }
 
 TEST(ServeConfig, Durations) {

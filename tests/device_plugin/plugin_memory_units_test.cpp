@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "devices/allocation/device_request.h"
+#include "devices/allocation/gpu_memory.h"
 #include "shim/device_plugin/plugin_slots.h"
 
 namespace dxshim::device_plugin {
@@ -38,9 +39,17 @@ std::size_t Healthy(const std::vector<PluginDevice>& devices) {
                                                 [](const PluginDevice& d) { return d.healthy; }));
 }
 
+// A count that offers every unit there is.
+MemoryCount All() {
+  MemoryCount count;
+  count.fit_units = 1000;
+  return count;
+}
+
 TEST(PluginMemoryUnits, OneUnitPerGpuMemoryUnitOfEachGpusCapacity) {
   PluginMemoryUnits units(Policy());
-  const auto list = units.For(Node({{"0000:01:00.0", 16 * kGi}, {"0000:02:00.0", 16 * kGi}}));
+  const auto list =
+      units.For(Node({{"0000:01:00.0", 16 * kGi}, {"0000:02:00.0", 16 * kGi}}), All());
   ASSERT_EQ(list.size(), 32u);  // two 16 GiB GPUs at 1Gi
   std::set<std::string> ids;
   for (const auto& u : list) {
@@ -61,7 +70,7 @@ TEST(PluginMemoryUnits, OneUnitPerGpuMemoryUnitOfEachGpusCapacity) {
   policy.gpu_memory_reserved = 1 * kGi;
   policy.gpu_memory_unit = 2 * kGi;
   PluginMemoryUnits coarse(policy);
-  EXPECT_EQ(coarse.For(Node({{"a", 16 * kGi}, {"b", 8 * kGi}, {"c", 512 * kMi}})).size(),
+  EXPECT_EQ(coarse.For(Node({{"a", 16 * kGi}, {"b", 8 * kGi}, {"c", 512 * kMi}}), All()).size(),
             7u + 3u + 0u);
 }
 
@@ -78,9 +87,9 @@ TEST(PluginMemoryUnits, IdsAreStableShortAndNotTheSlots) {
 
 TEST(PluginMemoryUnits, AVanishedAbsentOrShrunkGpuKeepsItsUnitsAsUnhealthy) {
   PluginMemoryUnits units(Policy());
-  const auto both = units.For(Node({{"a", 2 * kGi}, {"b", 4 * kGi}}));
+  const auto both = units.For(Node({{"a", 2 * kGi}, {"b", 4 * kGi}}), All());
   ASSERT_EQ(both.size(), 6u);
-  const auto one = units.For(Node({{"a", 2 * kGi}}));
+  const auto one = units.For(Node({{"a", 2 * kGi}}), All());
   ASSERT_EQ(one.size(), 6u);
   for (std::size_t i = 0; i < one.size(); ++i) {
     EXPECT_EQ(one[i].id, both[i].id);
@@ -88,12 +97,12 @@ TEST(PluginMemoryUnits, AVanishedAbsentOrShrunkGpuKeepsItsUnitsAsUnhealthy) {
   }
   auto absent = Node({{"a", 2 * kGi}, {"b", 4 * kGi}});
   absent.devices[1].present = false;
-  EXPECT_EQ(Healthy(units.For(absent)), 2u);
+  EXPECT_EQ(Healthy(units.For(absent, All())), 2u);
   // Less memory than before (another inventory): the units it no longer has stay, Unhealthy.
-  const auto shrunk = units.For(Node({{"a", 2 * kGi}, {"b", 1 * kGi}}));
+  const auto shrunk = units.For(Node({{"a", 2 * kGi}, {"b", 1 * kGi}}), All());
   ASSERT_EQ(shrunk.size(), 6u);
   EXPECT_EQ(Healthy(shrunk), 3u);
-  EXPECT_EQ(units.For(Node({{"a", 2 * kGi}, {"b", 4 * kGi}})), both);
+  EXPECT_EQ(units.For(Node({{"a", 2 * kGi}, {"b", 4 * kGi}}), All()), both);
 }
 
 RecordedContainer Holder(const std::string& sandbox, std::vector<std::string> gpus,
@@ -116,101 +125,152 @@ std::vector<std::string> Units(const std::string& pod, unsigned n) {
   return out;
 }
 
-TEST(MemoryGap, CountsWhatPodsHoldBeyondTheirMemoryUnits) {
-  const auto node = Node({{"a", 16 * kGi}, {"b", 16 * kGi}, {"c", 16 * kGi}});
-  const auto policy = Policy(8);  // the default reservation: 16Gi / 8 = 2Gi
-  RuntimeRecord record;
-  record.ready_sandboxes = {"by-limit", "by-annotation", "default", "small", "two-gpus"};
-  record.containers = {
-      Holder("by-limit", {"a"}, {6 * kGi}, Units("1", 6)),           // counted by the scheduler: 0
-      Holder("by-annotation", {"a"}, {6 * kGi}),                     // 6 unseen
-      Holder("default", {"b"}, {}),                                  // no label: the default, 2
-      Holder("small", {"b"}, {512 * kMi}),                           // rounded up: 1
-      Holder("two-gpus", {"b", "c"}, {3 * kGi, 1 * kGi}),            // 3 + 1
-      Holder("gone", {"c"}, {8 * kGi}, Units("9", 8), false, true),  // exited, not ready: none
-  };
-  auto gap = FindMemoryGap(record, policy, node);
-  EXPECT_EQ(gap.unseen, 6u + 2u + 1u + 4u);
-  const auto by_limit = Units("1", 6);
-  EXPECT_EQ(gap.counted, (std::set<std::string>(by_limit.begin(), by_limit.end())));
+node::PodDeviceEntry Entry(const std::string& uid, const std::string& container,
+                           std::vector<std::string> ids) {
+  return {uid, container, "dxshim.io/gpu-memory", std::move(ids)};
+}
 
-  // An exclusive pod takes its GPU's whole capacity (the scheduler counted 1 unit of it).
+// The defaults: one pod per GPU. A 6-unit pod on the only GPU leaves 10Gi free and no pod slot:
+// nothing more is offered (the node-wide count offered 10 more units, which the next pod was then
+// refused at CreateContainer).
+TEST(CountMemory, TheDefaultOnePodPerGpuOffersNothingOnceAPodHoldsIt) {
+  const auto node = Node({{"a", 16 * kGi}});
+  RuntimeRecord record;
+  record.ready_sandboxes = {"pod-a"};
+  record.containers = {Holder("pod-a", {"a"}, {6 * kGi}, Units("1", 6))};
+  const auto count = CountMemory(record, node, Policy(1), {}, {});
+  EXPECT_EQ(count.fit_units, 0u);
+  EXPECT_EQ(count.allocated.size(), 6u);
+  EXPECT_EQ(CountMemory({}, node, Policy(1), {}, {}).fit_units, 16u);
+}
+
+// Two 16Gi GPUs with a 10Gi pod each: 12Gi free on the node, 6 on either GPU; 6 is offered.
+TEST(CountMemory, SplitFreeMemoryOffersTheLargestFitNotTheSum) {
+  const auto node = Node({{"a", 16 * kGi}, {"b", 16 * kGi}});
+  RuntimeRecord record;
+  record.ready_sandboxes = {"p1", "p2"};
+  record.containers = {Holder("p1", {"a"}, {10 * kGi}, Units("1", 10)),
+                       Holder("p2", {"b"}, {10 * kGi}, Units("2", 10))};
+  const auto count = CountMemory(record, node, Policy(4), {}, {});
+  EXPECT_EQ(count.fit_units, 6u);
+  EXPECT_EQ(count.fit_gpu, "a");
+  EXPECT_EQ(count.allocated.size(), 20u);
+}
+
+// Memory the scheduler never counted (an annotation pod, the default of a pod that named no
+// amount, rounded up never; an exclusive pod's whole GPU) leaves that GPU's fit, and an
+// exclusive GPU offers nothing.
+TEST(CountMemory, PodsOutsideTheSchedulersCountLowerTheirGpusFit) {
+  const auto node = Node({{"a", 16 * kGi}, {"b", 16 * kGi}});
+  RuntimeRecord record;
+  record.ready_sandboxes = {"by-annotation", "default"};
+  record.containers = {Holder("by-annotation", {"a"}, {6 * kGi}), Holder("default", {"b"}, {})};
+  // b: the default reservation, 16Gi / 8 = 2Gi; a: 6Gi; the largest fit is b's 14.
+  EXPECT_EQ(CountMemory(record, node, Policy(8), {}, {}).fit_units, 14u);
   record.ready_sandboxes.insert("exclusive");
-  record.containers.push_back(Holder("exclusive", {"c"}, {}, Units("2", 1), true));
-  gap = FindMemoryGap(record, policy, node);
-  EXPECT_EQ(gap.unseen, 6u + 2u + 1u + 3u + 16u - 1u);  // c: at most its 16 units
+  record.containers.push_back(Holder("exclusive", {"b"}, {}, {}, true));
+  const auto count = CountMemory(record, node, Policy(8), {}, {});
+  EXPECT_EQ(count.fit_units, 10u);
+  EXPECT_EQ(count.fit_gpu, "a");
+  EXPECT_TRUE(count.allocated.empty());
 }
 
-// A pod holds each GPU once: two containers that each brought units for one GPU held once make up
-// for another pod's unseen units; the gap never goes below zero.
-TEST(MemoryGap, ContainersOfOnePodHoldTheirGpuOnceAndTheGapNeverGoesNegative) {
-  const auto node = Node({{"a", 16 * kGi}});
-  RuntimeRecord record;
-  record.ready_sandboxes = {"two-containers", "by-annotation"};
-  record.containers = {
-      Holder("two-containers", {"a"}, {4 * kGi}, Units("1", 4)),
-      Holder("two-containers", {"a"}, {4 * kGi}, Units("2", 4)),  // 4 counted too many
-      Holder("by-annotation", {"a"}, {3 * kGi}),
+// A pod kubelet allocated units to whose containers do not exist yet (its image is still
+// pulling): its units stay allocated and it is placed as dxshim would place it, taking memory and
+// a pod slot. An init container's units that its app container reuses count once.
+TEST(CountMemory, PodsNotStartedYetArePlacedWithTheirMemoryAndSlot) {
+  const auto node = Node({{"a", 16 * kGi}, {"b", 16 * kGi}});
+  const std::vector<node::PodDeviceEntry> kubelet = {
+      Entry("uid-1", "init", Units("1", 2)),
+      Entry("uid-1", "app", Units("1", 6)),  // the init's 2, and 4 more
   };
-  EXPECT_EQ(FindMemoryGap(record, Policy(), node).unseen, 0u);
-  record.containers[2].memory = {6 * kGi};
-  EXPECT_EQ(FindMemoryGap(record, Policy(), node).unseen, 2u);
-  record.containers.pop_back();
-  EXPECT_EQ(FindMemoryGap(record, Policy(), node).unseen, 0u);
+  RuntimeRecord record;  // its sandbox is ready (kubelet pulls images after RunPodSandbox)
+  record.ready_sandboxes = {"s1"};
+  record.pod_uids = {{"s1", "uid-1"}};
+  const auto count = CountMemory(record, node, Policy(1), kubelet, {});
+  EXPECT_EQ(count.allocated.size(), 6u);
+  EXPECT_EQ(count.fit_units, 16u);  // the pod is placed on a GPU, whose slot it takes
+  const auto one = Node({{"a", 16 * kGi}});
+  EXPECT_EQ(CountMemory(record, one, Policy(1), kubelet, {}).fit_units, 0u);
+  EXPECT_EQ(CountMemory(record, one, Policy(2), kubelet, {}).fit_units, 10u);
+  // Just answered, no sandbox yet: the same.
+  EXPECT_EQ(CountMemory({}, one, Policy(2), kubelet, {{Units("1", 1)[0]}}).fit_units, 10u);
+  // No ready sandbox and not just answered: the pod is gone; kubelet frees its units before it
+  // counts at its next admission, and so does the count.
+  record.ready_sandboxes.clear();
+  const auto gone = CountMemory(record, one, Policy(1), kubelet, {});
+  EXPECT_EQ(gone.fit_units, 16u);
+  EXPECT_TRUE(gone.allocated.empty());
 }
 
-// A hold on a GPU this node does not have takes no unit; one GPU never counts for more than its
-// units; an absent GPU's units are Unhealthy already and are not counted again.
-TEST(MemoryGap, CountsOnlyHoldsOnThisNodesPresentGpusEachUpToItsUnits) {
-  const auto node = Node({{"a", 4 * kGi}});
-  RuntimeRecord record;
-  record.ready_sandboxes = {"elsewhere", "here-1", "here-2", "limit-elsewhere"};
-  record.containers = {Holder("elsewhere", {"replaced-gpu"}, {2 * kGi})};
-  EXPECT_EQ(FindMemoryGap(record, Policy(), node).unseen, 0u);
-  record.containers.push_back(Holder("here-1", {"a", "replaced-gpu"}, {3 * kGi}));
-  EXPECT_EQ(FindMemoryGap(record, Policy(), node).unseen, 3u);
-  record.containers.push_back(Holder("here-2", {"a"}, {3 * kGi}));  // 6 held, 4 to have
-  EXPECT_EQ(FindMemoryGap(record, Policy(), node).unseen, 4u);
-  // A limit pod (its units counted by the scheduler) whose GPU is not here: its units do not
-  // lower the count of the others, and stay healthy.
-  record.containers.push_back(
-      Holder("limit-elsewhere", {"replaced-gpu"}, {2 * kGi}, Units("7", 2)));
-  const auto gap = FindMemoryGap(record, Policy(), node);
-  EXPECT_EQ(gap.unseen, 4u);
-  EXPECT_TRUE(gap.counted.contains("mem-7-0"));
-  auto absent = node;
-  absent.devices[0].present = false;
-  EXPECT_EQ(FindMemoryGap(record, Policy(), absent).unseen, 0u);
-}
-
-TEST(MemoryGap, MarksUnseenUnitsUnhealthyButNeverACountedOne) {
-  PluginMemoryUnits units(Policy());
-  const auto node = Node({{"a", 2 * kGi}, {"b", 2 * kGi}});
-  const auto all = units.For(node);
-  SchedulerGap gap;
-  gap.unseen = 2;
-  gap.counted = {all[3].id};  // the last unit is a pod's: it stays healthy
-  const auto marked = units.For(node, gap);
-  EXPECT_TRUE(marked[0].healthy);
-  EXPECT_FALSE(marked[1].healthy);
-  EXPECT_FALSE(marked[2].healthy);
-  EXPECT_TRUE(marked[3].healthy);
-  gap.unseen = 10;  // more than there is: every uncounted unit
-  EXPECT_EQ(Healthy(units.For(node, gap)), 1u);
-}
-
-// What the service calls: the gap worked out from the record, and the units marked by it.
-TEST(MemoryGap, AdvertisedTakesAnAnnotationPodsUnitsOutOfTheHealthyCount) {
-  PluginMemoryUnits units(Policy());
+// A started pod whose next container kubelet allocated more units: its GPU has that much less.
+TEST(CountMemory, AStartedPodsOtherContainersGrowItsHold) {
   const auto node = Node({{"a", 16 * kGi}});
   RuntimeRecord record;
+  record.ready_sandboxes = {"p"};
+  record.containers = {Holder("p", {"a"}, {4 * kGi}, Units("1", 4))};
+  auto second = Units("2", 4);
+  const std::vector<node::PodDeviceEntry> kubelet = {Entry("uid-p", "first", Units("1", 4)),
+                                                     Entry("uid-p", "second", second)};
+  const auto count = CountMemory(record, node, Policy(4), kubelet, {});
+  EXPECT_EQ(count.fit_units, 8u);  // 16 - 4 held - 4 of its next container
+  EXPECT_EQ(count.allocated.size(), 8u);
+}
+
+// An Allocate answer kubelet has not checkpointed yet may be one container of a pod whose other
+// containers kubelet is still allocating: it takes memory, not a pod slot.
+TEST(CountMemory, AnAnswerNotCheckpointedTakesMemoryNotASlot) {
+  const auto node = Node({{"a", 16 * kGi}});
+  const auto count = CountMemory({}, node, Policy(1), {}, {{"x-0", "x-1", "x-2"}});
+  EXPECT_EQ(count.fit_units, 13u);
+  EXPECT_EQ(count.allocated.size(), 3u);
+}
+
+// The units kubelet allocated stay healthy wherever they are in the list; of the others exactly
+// the largest fit is healthy, those of the GPU it is on first.
+TEST(PluginMemoryUnits, HealthyIsAllocatedPlusTheLargestFitAndNeverAnAllocatedUnitMarked) {
+  PluginMemoryUnits units(Policy(4));
+  const auto node = Node({{"a", 4 * kGi}, {"b", 4 * kGi}});
+  MemoryCount count;
+  count.allocated = {PluginMemoryUnits::UnitId("b", 3), PluginMemoryUnits::UnitId("a", 0)};
+  count.fit_units = 2;
+  count.fit_gpu = "b";
+  const auto list = units.For(node, count);
+  ASSERT_EQ(list.size(), 8u);
+  EXPECT_EQ(Healthy(list), 4u);
+  for (const auto& u : list) {
+    const bool want =
+        u.id == PluginMemoryUnits::UnitId("a", 0) || u.id == PluginMemoryUnits::UnitId("b", 0) ||
+        u.id == PluginMemoryUnits::UnitId("b", 1) || u.id == PluginMemoryUnits::UnitId("b", 3);
+    EXPECT_EQ(u.healthy, want) << u.id;
+  }
+}
+
+// What kubelet is told through the resource: GetPreferredAllocation prefers the units of the GPU
+// with the largest fit, kubelet's must-include ones first; Allocate refuses units no single GPU
+// can hold, naming each GPU's free units and pod slots.
+TEST(PluginMemoryUnits, PrefersTheLargestFitsUnitsAndRefusesWhatFitsNoGpu) {
+  PluginMemoryUnits units(Policy(2));
+  const auto node = Node({{"a", 16 * kGi}, {"b", 16 * kGi}});
+  RuntimeRecord record;
+  record.ready_sandboxes = {"p"};
+  const auto a = [](unsigned n) { return PluginMemoryUnits::UnitId("a", n); };
+  const auto b = [](unsigned n) { return PluginMemoryUnits::UnitId("b", n); };
+  std::vector<std::string> held;
+  for (unsigned n = 0; n < 12; ++n) held.push_back(b(n));
+  record.containers = {Holder("p", {"a"}, {12 * kGi}, held)};
   SchedulerGap gap;
-  EXPECT_EQ(Healthy(units.Advertised(node, record, gap)), 16u);
-  record.ready_sandboxes = {"by-annotation"};
-  record.containers = {Holder("by-annotation", {"a"}, {6 * kGi})};
-  EXPECT_EQ(Healthy(units.Advertised(node, record, gap)), 10u);
-  EXPECT_EQ(gap.unseen, 6u);
-  EXPECT_STREQ(units.annotation(), "dxshim.io/plugin-memory-units");
+  const auto list = units.Advertised(node, record, gap);
+  EXPECT_EQ(Healthy(list), 12u + 16u);
+  EXPECT_EQ(units.Preferred({a(12), b(12), a(13)}, {b(12)}, 2),
+            (std::vector<std::string>{b(12), a(12)}));
+  EXPECT_EQ(units.Refusal({b(13), b(14)}), "");
+  std::vector<std::string> seventeen;
+  for (unsigned n = 0; n < 17; ++n) seventeen.push_back(a(n));
+  EXPECT_EQ(units.Refusal(seventeen),
+            "17 memory units (17Gi) fit on no single GPU of this node, and a container's GPU "
+            "memory must:  []: 4 units free, 1 of 2 pod slots free;  []: 16 units free, 2 of "
+            "2 pod slots free");
 }
 
 }  // namespace

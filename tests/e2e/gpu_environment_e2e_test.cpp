@@ -20,11 +20,11 @@ class GpuEnvironmentEndToEnd : public GpuNodeTest {
   void SetUp() override { StartDxshim(1, {"--resync-interval", "1s"}); }
 
   // What the first test GPU's container must see (the inventory of test_gpu.cpp, bus "e2"; its
-  // 16Gi all the budget of the one pod it may serve).
+  // 16Gi all the budget of the one pod it may serve, and all of its total).
   std::string Expected(const std::string& cuda = "GPU-00000000-0000-4000-8000-0000e2e20000") {
     return "CUDA_VISIBLE_DEVICES=" + cuda + "\nDXSHIM_GPU_LOCATION_PATHS=" + nodes_[0].path() +
            "\nDXSHIM_GPU_LUIDS=0x00000000:0x000e2e20\nDXSHIM_GPU_MEMORY_BYTES=17179869184"
-           "\nDXSHIM_GPU_VENDOR_IDS=0x10de\n";
+           "\nDXSHIM_GPU_MEMORY_TOTAL_BYTES=17179869184\nDXSHIM_GPU_VENDOR_IDS=0x10de\n";
   }
 
   std::string EnvOf(const std::string& id) {

@@ -3,17 +3,22 @@
 // (spread, pack) and refuses what does not fit with the code and message the issue asks for, the
 // reservations survive dxshim being killed (they are read back from containerd's own record:
 // the dxshim.io/gpu-memory labels), and no GPU ever has more reserved than it has, even with
-// dxshim killed while pods come and go. The GPUs are the test's device nodes with 16Gi in the
-// inventory (test_gpu.h): no GPU exists here.
+// dxshim killed while pods come and go; a pod limited by the memory resource (init and app
+// containers with dxshim.io/plugin-memory-units) reserves each unit kubelet gave it once, and each
+// container is told its own. The GPUs are the test's device nodes with 16Gi in the inventory
+// (test_gpu.h): no GPU exists here.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <charconv>
+#include <fstream>
 #include <iostream>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "tests/support/gpu_node.h"
+#include "tests/support/http_get.h"
 
 namespace dxshim::test {
 namespace {
@@ -103,6 +108,119 @@ TEST_F(GpuMemory, TwoSixGiPodsShareASixteenGiGpuAndTheThirdIsRefused) {
             std::string::npos)
       << too_large.error_message();
   EXPECT_NE(too_large.error_message().find("16384Mi)"), std::string::npos);
+  EXPECT_EQ(dxshim_->Stop(), 0) << Log();
+}
+
+// Memory units ids `first` .. `first + count - 1`, as kubelet copies the device plugin's Allocate
+// answer onto a container (dxshim.io/plugin-memory-units).
+std::string UnitIds(unsigned first, unsigned count) {
+  std::string out;
+  for (unsigned i = first; i < first + count; ++i)
+    out += (out.empty() ? "" : ",") + ("mem-00e2e200-" + std::to_string(i));
+  return out;
+}
+
+// A pod limited by the memory resource: an init container of 2 units, then two app containers of
+// 4 each, the first given the init container's 2 again (kubelet's device manager reuses an init
+// container's devices, never an app container's). The pod reserves its 8 distinct units (8Gi),
+// each container is told its own; that survives dxshim being killed, and a container the pod
+// re-creates is told the same.
+TEST_F(GpuMemory, APodReservesTheDistinctMemoryUnitsOfItsContainers) {
+  const auto start = [&] {
+    StartDxshim(8, {"--metrics-listen", "127.0.0.1:0", "--device-plugin", "false"});
+  };
+  start();
+  const auto pod = RunPodWith("units", {});
+  std::string init, app, sidecar;
+  const auto with_units = [](runtime::v1::ContainerConfig c, const std::string& units) {
+    (*c.mutable_annotations())["dxshim.io/plugin-memory-units"] = units;
+    return c;
+  };
+  // The init container writes what it was told to its log and ends.
+  ASSERT_TRUE(CreateAndStart(pod,
+                             with_units(BusyboxRunning("init",
+                                                       "echo budget=$DXSHIM_GPU_MEMORY_BYTES "
+                                                       "total=$DXSHIM_GPU_MEMORY_TOTAL_BYTES"),
+                                        UnitIds(0, 2)),
+                             &init)
+                  .ok())
+      << Log();
+  WaitUntilExited(init);
+  std::stringstream init_log;
+  init_log << std::ifstream(dir_ / "logs/init-0.log").rdbuf();
+  EXPECT_NE(init_log.str().find("budget=" + std::to_string(2 * kGi) +
+                                " total=" + std::to_string(16 * kGi)),
+            std::string::npos)
+      << init_log.str();
+  ASSERT_TRUE(
+      CreateAndStart(pod, with_units(BusyboxRunning("app", "exec sleep 3600"), UnitIds(0, 4)), &app)
+          .ok())
+      << Log();
+  ASSERT_TRUE(
+      CreateAndStart(pod, with_units(BusyboxRunning("sidecar", "exec sleep 3600"), UnitIds(4, 4)),
+                     &sidecar)
+          .ok())
+      << Log();
+  const auto budget = [&](const std::string& id) {
+    return Exec(id, "echo $DXSHIM_GPU_MEMORY_BYTES $DXSHIM_GPU_MEMORY_TOTAL_BYTES").stdout_data();
+  };
+  const auto told = std::to_string(4 * kGi) + " " + std::to_string(16 * kGi) + "\n";
+  EXPECT_EQ(budget(app), told);
+  EXPECT_EQ(budget(sidecar), told);
+  // The label the ledger is rebuilt from says what the pod reserved after each container.
+  EXPECT_EQ(LabelsOf(app)["dxshim.io/gpu-memory"], std::to_string(4 * kGi));
+  EXPECT_EQ(LabelsOf(sidecar)["dxshim.io/gpu-memory"], std::to_string(8 * kGi));
+  // What the ledger holds, as its metrics show it, and as it admits: 8Gi more fit the 16Gi GPU,
+  // 1Gi more does not.
+  const auto reserved = [&] {
+    const auto address = MetricsAddress(Log());
+    std::string text;
+    EXPECT_TRUE(WaitFor([&] { return HttpGet(address, "/readyz").status == 200; }, seconds(30)));
+    text = HttpGet(address, "/metrics").body;
+    return Sample(text, "dxshim_pod_gpu_memory_reserved_bytes", {"pod=\"units\""});
+  };
+  EXPECT_EQ(reserved(), 8.0 * kGi);
+  ASSERT_TRUE(Pod("eight", "8Gi").ok()) << Log();
+  auto refused = Pod("one", "1Gi");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
+  EXPECT_NE(refused.error_message().find("16Gi reserved (default/eight 8Gi, default/units 8Gi)"),
+            std::string::npos)
+      << refused.error_message();
+  // Another container of the pod bringing a unit it does not hold: the growth does not fit.
+  std::string more;
+  refused = CreateAndStart(
+      pod, with_units(BusyboxRunning("more", "exec sleep 3600"), UnitIds(8, 1)), &more);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
+  EXPECT_NE(refused.error_message().find(
+                "dxshim: pod default/units container more: its resource limit adds 1 x 1Gi of GPU "
+                "memory the pod did not hold (1 given, 0 held already by the pod's other "
+                "containers), which would grow the pod's reservation from 8Gi to 9Gi per GPU, more "
+                "than is free now on its GPU(s)"),
+            std::string::npos)
+      << refused.error_message();
+
+  // kill -9: the restarted dxshim reads the pod's units and its largest label back from
+  // containerd; the app container, re-created, is told what it was.
+  KillDxshim();
+  start();
+  EXPECT_EQ(reserved(), 8.0 * kGi) << Log();
+  std::string again;
+  ASSERT_TRUE(CreateAndStart(pod,
+                             with_units(BusyboxRunning("app", "exec sleep 3600", 1), UnitIds(0, 4)),
+                             &again)
+                  .ok())
+      << Log();
+  EXPECT_EQ(budget(again), told);
+  EXPECT_EQ(LabelsOf(again)["dxshim.io/gpu-memory"], std::to_string(8 * kGi));
+  EXPECT_EQ(reserved(), 8.0 * kGi);
+  refused = Pod("one-more", "1Gi");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
+  // The pod's 8 units came back too: a 9th would grow it past what is free.
+  refused = CreateAndStart(
+      pod, with_units(BusyboxRunning("more", "exec sleep 3600"), UnitIds(8, 1)), &more);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
+  EXPECT_NE(refused.error_message().find("from 8Gi to 9Gi per GPU"), std::string::npos)
+      << refused.error_message();
   EXPECT_EQ(dxshim_->Stop(), 0) << Log();
 }
 

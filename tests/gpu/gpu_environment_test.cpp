@@ -27,6 +27,7 @@ TEST(GpuEnvironment, AnNvidiaGpuWithItsUuid) {
                                {"DXSHIM_GPU_LUIDS", "0x00000000:0x0000d1a2"},
                                {"DXSHIM_GPU_LOCATION_PATHS", "PCIROOT(0)#PCI(1E00)"},
                                {"DXSHIM_GPU_VENDOR_IDS", "0x10de"},
+                               {"DXSHIM_GPU_MEMORY_TOTAL_BYTES", "16106127360"},
                            }));
   EXPECT_TRUE(env.notes.empty());
 }
@@ -42,6 +43,7 @@ TEST(GpuEnvironment, TwoGpusInAllocationOrder) {
           {"DXSHIM_GPU_LUIDS", "0x00000000:0x0000d1c4,0x00000000:0x0000d1a2"},
           {"DXSHIM_GPU_LOCATION_PATHS", "PCIROOT(0)#PCI(1F00),PCIROOT(0)#PCI(1E00)"},
           {"DXSHIM_GPU_VENDOR_IDS", "0x10de,0x10de"},
+          {"DXSHIM_GPU_MEMORY_TOTAL_BYTES", "16106127360"},
       }));
 }
 
@@ -50,7 +52,7 @@ TEST(GpuEnvironment, AmdAndIntelGetOnlyDxshimVariables) {
        {std::pair{"hetero-node.yaml", "0x1002"}, {"intel-igpu.yaml", "0x8086"}}) {
     const auto devices = Load(inventory);
     const auto env = GpuEnvironmentFor({devices.back()});
-    ASSERT_EQ(env.variables.size(), 3u) << inventory;
+    ASSERT_EQ(env.variables.size(), 4u) << inventory;
     EXPECT_EQ(env.variables[0].first, "DXSHIM_GPU_LUIDS");
     EXPECT_EQ(env.variables[2],
               (std::pair<std::string, std::string>{"DXSHIM_GPU_VENDOR_IDS", vendor}));
@@ -63,10 +65,28 @@ TEST(GpuEnvironment, NoCudaVariableWhenAnNvidiaGpuHasNoUuid) {
   auto node = Load("hetero-node.yaml");
   node.at(1).uuid.clear();
   const auto env = GpuEnvironmentFor({node.at(0), node.at(1)});
-  ASSERT_EQ(env.variables.size(), 3u);
+  ASSERT_EQ(env.variables.size(), 4u);
   EXPECT_EQ(env.variables[0].first, "DXSHIM_GPU_LUIDS");
   ASSERT_EQ(env.notes.size(), 1u);
   EXPECT_EQ(env.notes[0], "CUDA_VISIBLE_DEVICES not set: no UUID known for " + node.at(1).id);
+}
+
+TEST(GpuEnvironment, TheBudgetAndTheSmallestGpusTotalMemory) {
+  const auto node = Load("hetero-node.yaml");  // T4 15Gi, T4 15Gi, AMD V520 8Gi
+  auto env = GpuEnvironmentFor({node.at(0), node.at(2)}, 3ull << 30);
+  ASSERT_EQ(env.variables.size(), 6u);
+  EXPECT_EQ(env.variables[4],
+            (std::pair<std::string, std::string>{"DXSHIM_GPU_MEMORY_BYTES", "3221225472"}));
+  EXPECT_EQ(env.variables[5],
+            (std::pair<std::string, std::string>{"DXSHIM_GPU_MEMORY_TOTAL_BYTES", "8589934592"}));
+  // A GPU whose memory is not known: no total (a budget of the whole would be a guess), said so.
+  auto unknown = node.at(1);
+  unknown.dedicated_memory = 0;
+  env = GpuEnvironmentFor({node.at(0), unknown});
+  for (const auto& [name, value] : env.variables) EXPECT_NE(name, "DXSHIM_GPU_MEMORY_TOTAL_BYTES");
+  ASSERT_EQ(env.notes.size(), 1u);
+  EXPECT_EQ(env.notes[0],
+            "DXSHIM_GPU_MEMORY_TOTAL_BYTES not set: no memory known for " + unknown.id);
 }
 
 TEST(GpuEnvironment, NoGpuNoVariables) {
@@ -94,25 +114,27 @@ TEST(GpuEnvironment, ThePodsOwnVariableIsKeptAndSaidSo) {
   own->set_value("0");
   const auto plan =
       PlanInjection(config, {t4}, false, "why", std::nullopt, Target(config::Target::kWindows));
-  EXPECT_EQ(Keys(plan), (std::vector<std::string>{"DXSHIM_GPU_LUIDS", "DXSHIM_GPU_LOCATION_PATHS",
-                                                  "DXSHIM_GPU_VENDOR_IDS"}));
+  EXPECT_EQ(Keys(plan),
+            (std::vector<std::string>{"DXSHIM_GPU_LUIDS", "DXSHIM_GPU_LOCATION_PATHS",
+                                      "DXSHIM_GPU_VENDOR_IDS", "DXSHIM_GPU_MEMORY_TOTAL_BYTES"}));
   EXPECT_EQ(plan.annotations.at(keys::kExplanationAnnotation),
             "why; 14 runtime file(s); env DXSHIM_GPU_LUIDS, DXSHIM_GPU_LOCATION_PATHS, "
-            "DXSHIM_GPU_VENDOR_IDS; kept the pod's own CUDA_VISIBLE_DEVICES");
+            "DXSHIM_GPU_VENDOR_IDS, DXSHIM_GPU_MEMORY_TOTAL_BYTES; kept the pod's own "
+            "CUDA_VISIBLE_DEVICES");
   auto rewritten = config;
   ApplyPlan(plan, rewritten);
-  ASSERT_EQ(rewritten.envs_size(), 4);
+  ASSERT_EQ(rewritten.envs_size(), 5);
   EXPECT_EQ(rewritten.envs(0).value(), "0");  // first, unchanged
   EXPECT_EQ(rewritten.envs(1).key(), "DXSHIM_GPU_LUIDS");
 
   // Linux names are case-sensitive: another variable there.
   const auto on_linux =
       PlanInjection(config, {t4}, false, "why", std::nullopt, Target(config::Target::kLinux));
-  EXPECT_EQ(on_linux.add_envs.size(), 4u);
+  EXPECT_EQ(on_linux.add_envs.size(), 5u);
   config.mutable_envs(0)->set_key("CUDA_VISIBLE_DEVICES");
   EXPECT_EQ(PlanInjection(config, {t4}, false, "why", std::nullopt, Target(config::Target::kLinux))
                 .add_envs.size(),
-            3u);
+            4u);
 }
 
 TEST(GpuEnvironment, TheLinuxTargetNamesDeviceNodes) {
@@ -120,7 +142,7 @@ TEST(GpuEnvironment, TheLinuxTargetNamesDeviceNodes) {
   t4.location_path = "/dev/dxshim-test-0";
   const auto plan = PlanInjection(runtime::v1::ContainerConfig{}, {t4}, false, "why", std::nullopt,
                                   Target(config::Target::kLinux));
-  ASSERT_EQ(plan.add_envs.size(), 4u);
+  ASSERT_EQ(plan.add_envs.size(), 5u);
   EXPECT_EQ(plan.add_envs[2].key(), "DXSHIM_GPU_LOCATION_PATHS");
   EXPECT_EQ(plan.add_envs[2].value(), "/dev/dxshim-test-0");
 }

@@ -52,7 +52,7 @@ TEST(Injection, TheT4WindowsMappingExactly) {
   EXPECT_EQ(plan.labels.at(keys::kSharingLabel), "shared");
   EXPECT_EQ(plan.annotations.at(keys::kExplanationAnnotation),
             "why; 14 runtime file(s); env CUDA_VISIBLE_DEVICES, DXSHIM_GPU_LUIDS, "
-            "DXSHIM_GPU_LOCATION_PATHS, DXSHIM_GPU_VENDOR_IDS");
+            "DXSHIM_GPU_LOCATION_PATHS, DXSHIM_GPU_VENDOR_IDS, DXSHIM_GPU_MEMORY_TOTAL_BYTES");
 }
 
 TEST(Injection, KeepsWhatIsThereAndDeduplicatesCaseInsensitively) {

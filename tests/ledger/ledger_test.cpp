@@ -8,7 +8,9 @@
 
 #include <atomic>
 #include <random>
+#include <set>
 #include <thread>
+#include <tuple>
 
 #include "devices/allocation/gpu_memory.h"
 #include "devices/inventory_file.h"
@@ -489,6 +491,129 @@ TEST(LedgerMemory, AssignedDevicesAndExclusivePodsCount) {
   const auto exclusive =
       test::Reserve(*ledger, node, Request({{"dxshim.io/sharing", "exclusive"}}), "x");
   EXPECT_EQ(exclusive.placed.memory, std::vector<std::uint64_t>{16 * kGi});
+}
+
+// Memory units (devices::Placed::memory_units): a pod's hold keeps the ids, and another of its
+// containers that brings ids it does not hold grows its reservation, held only if the growth is
+// still free under the ledger's lock and the pod's hold is still what the growth was read from.
+
+std::set<std::string> UnitIds(unsigned first, unsigned count) {
+  std::set<std::string> out;
+  for (unsigned i = first; i < first + count; ++i) out.insert("mem-0a1b2c3d-" + std::to_string(i));
+  return out;
+}
+
+// The pod `sandbox`'s devices again, for a container given `units`, grown as the decision grows
+// them (shim/gpu/container_decision.cpp): to all of the pod's units over its GPUs.
+devices::Placed HeldWith(const Ledger& ledger, const Inventory& node, const std::string& sandbox,
+                         const std::set<std::string>& units) {
+  const auto view = ledger.View();
+  auto held = devices::Held(node, view.usage, sandbox, ledger.policy()).value();
+  const auto had =
+      view.memory_units.count(sandbox) ? view.memory_units.at(sandbox) : std::set<std::string>{};
+  held.memory_units = had;
+  held.memory_units.insert(units.begin(), units.end());
+  const auto memory =
+      devices::MemoryOfUnits(held.memory_units.size(), held.devices.size(), ledger.policy());
+  return devices::GrowHeld(held, view.usage, memory, "adds", ledger.policy());
+}
+
+std::optional<std::uint64_t> MemoryOf(const Ledger& ledger, const std::string& gpu,
+                                      const std::string& sandbox) {
+  const auto usage = ledger.Usage();
+  for (const auto& h : usage.at(gpu).holders) {
+    if (h.sandbox_id == sandbox) return h.memory;
+  }
+  return std::nullopt;
+}
+
+TEST(LedgerMemory, AHeldPodGrowsOnlyIfTheGrowthIsStillFreeAndUndoesItWhenReleased) {
+  const auto node = SixteenGi();
+  const auto& gpu = node.devices[0].id;
+  const auto ledger = Synced(Policy(8));
+  // The pod's first container: 4 units, 4Gi.
+  auto first = devices::Choose(node, ledger->Usage(), Request({{"dxshim.io/gpu-memory", "4Gi"}}),
+                               ledger->policy());
+  first.memory_units = UnitIds(0, 4);
+  ledger->Commit(ledger->Hold(first, "p", "default/p", "app").value());
+  // Its second brings 4 more: 8Gi, read while 12Gi are free...
+  const auto grown = HeldWith(*ledger, node, "p", UnitIds(4, 4));
+  EXPECT_EQ(grown.memory, std::vector<std::uint64_t>{8 * kGi});
+  // ...but another pod takes 9Gi before it is held: 3Gi free, not the 4Gi it grows by.
+  const auto other = test::Reserve(*ledger, node, Request({{"dxshim.io/gpu-memory", "9Gi"}}), "q");
+  EXPECT_FALSE(ledger->Hold(grown, "p", "default/p", "sidecar"));
+  EXPECT_EQ(MemoryOf(*ledger, gpu, "p"), 4 * kGi);
+  EXPECT_EQ(ledger->View().memory_units.at("p"), UnitIds(0, 4));
+  ledger->Release(other.id);
+  // Held now; its CreateContainer fails: the growth goes with it.
+  auto id = ledger->Hold(grown, "p", "default/p", "sidecar");
+  ASSERT_TRUE(id);
+  EXPECT_EQ(MemoryOf(*ledger, gpu, "p"), 8 * kGi);
+  EXPECT_EQ(ledger->View().memory_units.at("p"), UnitIds(0, 8));
+  ledger->Release(*id);
+  EXPECT_EQ(MemoryOf(*ledger, gpu, "p"), 4 * kGi);
+  EXPECT_EQ(ledger->View().memory_units.at("p"), UnitIds(0, 4));
+  // Held and created: the pod holds 8Gi until it is gone.
+  ledger->Commit(ledger->Hold(grown, "p", "default/p", "sidecar").value());
+  EXPECT_EQ(MemoryOf(*ledger, gpu, "p"), 8 * kGi);
+  EXPECT_EQ(ledger->Holdings().at(0).memory, std::vector<std::optional<std::uint64_t>>{8 * kGi});
+  // The same units again (a re-created container) hold what the pod holds.
+  ledger->Release(ledger->Hold(grown, "p", "default/p", "sidecar").value());
+  EXPECT_EQ(MemoryOf(*ledger, gpu, "p"), 8 * kGi);
+  // A growth read before another of the pod's containers grew it is not held (it misses that
+  // container's units); chosen again, it counts them.
+  const auto stale = HeldWith(*ledger, node, "p", UnitIds(8, 2));
+  ledger->Commit(
+      ledger->Hold(HeldWith(*ledger, node, "p", UnitIds(10, 2)), "p", "default/p", "c3").value());
+  EXPECT_EQ(MemoryOf(*ledger, gpu, "p"), 10 * kGi);
+  EXPECT_FALSE(ledger->Hold(stale, "p", "default/p", "c4"));
+  const auto fresh = HeldWith(*ledger, node, "p", UnitIds(8, 2));
+  EXPECT_EQ(fresh.memory, std::vector<std::uint64_t>{12 * kGi});
+  ledger->Commit(ledger->Hold(fresh, "p", "default/p", "c4").value());
+  EXPECT_EQ(ledger->Usage().at(gpu).memory, 12 * kGi);
+  ledger->SandboxGone("p");
+  EXPECT_TRUE(ledger->Usage().empty());
+}
+
+TEST(LedgerMemory, ARebuiltPodHoldsTheLargestReservationAndAllUnitsOfItsContainers) {
+  const auto node = SixteenGi();
+  const auto& gpu = node.devices[0].id;
+  RuntimeRecord record;
+  record.ready_sandboxes = {"p"};
+  record.pod_names = {{"p", "ns/p"}};
+  // Each container's label says what the pod reserved once it was created: 2Gi (the init
+  // container's 2 units), 4Gi (the app's 4, 2 of them the init container's), 8Gi.
+  const std::vector<std::tuple<std::string, std::set<std::string>, std::uint64_t, bool>> created = {
+      {"init", UnitIds(0, 2), 2 * kGi, true},
+      {"app", UnitIds(0, 4), 4 * kGi, false},
+      {"sidecar", UnitIds(4, 4), 8 * kGi, false}};
+  for (const auto& [name, units, memory, exited] : created) {
+    RecordedContainer c;
+    c.container_id = "c-" + name;
+    c.sandbox_id = "p";
+    c.name = name;
+    c.device_ids = {gpu};
+    c.memory = {memory};
+    c.exited = exited;
+    c.plugin_memory_units.assign(units.begin(), units.end());
+    record.containers.push_back(c);
+  }
+  const auto ledger = Synced(Policy(8), record);
+  EXPECT_EQ(MemoryOf(*ledger, gpu, "p"), 8 * kGi);
+  EXPECT_EQ(ledger->View().memory_units.at("p"), UnitIds(0, 8));
+  // A re-created container with the units it had grows nothing.
+  const auto again = HeldWith(*ledger, node, "p", UnitIds(0, 4));
+  EXPECT_EQ(again.memory, std::vector<std::uint64_t>{8 * kGi});
+  ledger->Commit(ledger->Hold(again, "p", "ns/p", "app").value());
+  EXPECT_EQ(ledger->Usage().at(gpu).memory, 8 * kGi);
+  // The same order reversed, and a resync replaying a growth committed meanwhile.
+  std::reverse(record.containers.begin(), record.containers.end());
+  ledger->BeginResync();
+  const auto grown = HeldWith(*ledger, node, "p", UnitIds(8, 2));
+  ledger->Commit(ledger->Hold(grown, "p", "ns/p", "late").value());
+  ledger->FinishResync(record);
+  EXPECT_EQ(MemoryOf(*ledger, gpu, "p"), 10 * kGi);
+  EXPECT_EQ(ledger->View().memory_units.at("p"), UnitIds(0, 10));
 }
 
 // Old rule: a shared pod needs a pod slot on a GPU no exclusive pod holds, an exclusive pod an

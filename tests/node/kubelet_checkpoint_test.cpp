@@ -50,3 +50,39 @@ TEST(RegisteredDevices, SaysWhatIsWrongWithWhatIsNotACheckpoint) {
 
 }  // namespace
 }  // namespace dxshim::node
+
+namespace dxshim::node {
+namespace {
+
+TEST(PodDeviceEntries, ReadsWhichPodAndContainerHoldWhichDevices) {
+  // Two NUMA nodes merged; the list form kubelet wrote before DevicesPerNUMA (v1.20) too.
+  const auto entries = PodDeviceEntries(
+      R"({"Data":{"PodDeviceEntries":[{"PodUID":"uid-a","ContainerName":"init",)"
+      R"("ResourceName":"dxshim.io/gpu-memory","DeviceIDs":{"0":["mem-1-0"],"1":["mem-1-1"]},)"
+      R"("AllocResp":""},{"PodUID":"uid-b","ContainerName":"app","ResourceName":"dxshim.io/gpu",)"
+      R"("DeviceIDs":["gpu-1-0"],"AllocResp":""}],"RegisteredDevices":null},"Checksum":0})");
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].pod_uid, "uid-a");
+  EXPECT_EQ(entries[0].container, "init");
+  EXPECT_EQ(entries[0].resource, "dxshim.io/gpu-memory");
+  EXPECT_EQ(entries[0].device_ids, (std::vector<std::string>{"mem-1-0", "mem-1-1"}));
+  EXPECT_EQ(entries[1].device_ids, (std::vector<std::string>{"gpu-1-0"}));
+  EXPECT_TRUE(PodDeviceEntries(R"({"Data":{"PodDeviceEntries":null},"Checksum":0})").empty());
+}
+
+TEST(PodDeviceEntries, SaysWhatIsWrong) {
+  const auto error = [](const std::string& text) {
+    try {
+      PodDeviceEntries(text);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(error(R"({"Data":{"PodDeviceEntries":{}}})"), "\"PodDeviceEntries\" is not a list");
+  EXPECT_EQ(error(R"({"Data":{"PodDeviceEntries":[{"ContainerName":"a"}]}})"),
+            "an entry has no PodUID");
+}
+
+}  // namespace
+}  // namespace dxshim::node
