@@ -184,7 +184,12 @@ const std::vector<ServeOption> kOptions = {
      "with 16Gi to share is advertised as 16 devices at `1Gi`",
      true,
      [](C& c, V v) {
-       c.policy.gpu_memory_unit = ParseMemorySize(v, devices::ZeroGpuMemory::kRefused);
+       const auto unit = ParseMemorySize(v, devices::ZeroGpuMemory::kRefused);
+       // A unit count (at most 2^20 ids in an annotation) times the unit must not overflow.
+       if (unit > (std::uint64_t{1} << 40)) {
+         throw ConfigError("'" + std::string(v) + "' is more than 1Ti, larger than any GPU");
+       }
+       c.policy.gpu_memory_unit = unit;
      },
      [](const C& c) { return Size(c.policy.gpu_memory_unit); }},
     {"placement", "placement", "spread", nullptr, "",

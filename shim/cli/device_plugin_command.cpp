@@ -113,7 +113,7 @@ Servers MakeServers(const config::ServeConfig& cfg, device_plugin::PluginSockets
       std::make_unique<device_plugin::PluginMemoryUnits>(
           cfg.policy,
           (std::filesystem::path(cfg.device_plugin_dir) / node::kKubeletCheckpoint).string(),
-          cfg.device_plugin_memory_resource)));
+          cfg.device_plugin_memory_resource, cfg.device_plugin_resource)));
   return servers;
 }
 

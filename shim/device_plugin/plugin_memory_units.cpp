@@ -35,37 +35,57 @@ devices::Usage HeldBy(const RuntimeRecord& record, const devices::AllocationPoli
   return ledger.Usage();
 }
 
-// Places a pod that has not started yet and reserves `bytes` (on one GPU, as a memory limit
-// without a GPU count is placed) where dxshim's policy would: in `usage`, taking a pod slot when
-// `slot`. Nothing when no GPU has room: dxshim will refuse it at CreateContainer.
+// Places a pod that has not started yet and reserves `bytes` (over `gpus` GPUs, as its
+// dxshim.io/gpu count says; one when it has none) where dxshim's policy would: in `usage`,
+// taking a pod slot on each when `slot`. Nothing when no GPU has room: dxshim will refuse it at
+// CreateContainer, and it will reserve nothing.
 void PlaceNotStarted(const devices::Inventory& inventory, const devices::AllocationPolicy& policy,
-                     std::uint64_t bytes, bool slot, devices::Usage& usage) {
+                     std::uint64_t bytes, unsigned gpus, bool slot, devices::Usage& usage) {
   auto by = policy;
   if (!slot) by.max_containers_per_device = std::numeric_limits<unsigned>::max();
   devices::DeviceRequest request;
-  request.gpu_memory = bytes;
+  request.count = std::max(gpus, 1u);
+  request.gpu_memory = bytes / request.count;
+  if (request.gpu_memory == 0) return;
   try {
     const auto placed = devices::Choose(inventory, usage, request, by);
     for (const auto& d : placed.devices) {
       auto& u = usage[d.id];
-      u.memory += bytes;
+      u.memory += request.gpu_memory;
       if (slot) ++u.pods;
     }
   } catch (const devices::AllocationError&) {
   }
 }
 
-// Adds `bytes` more to what `sandbox` holds, spread over its GPUs: a started pod whose other
-// containers have not been created yet.
-void Grow(const std::string& sandbox, std::uint64_t bytes, devices::Usage& usage) {
-  std::vector<devices::DeviceUsage*> gpus;
+// Grows what `sandbox` holds on each of its GPUs to `total` units spread over them, as serve's
+// ledger grows a pod whose next container brings units it does not hold yet (never below what it
+// holds; an exclusive hold has its GPUs' whole capacity already).
+void GrowTo(const std::string& sandbox, std::uint64_t total, const devices::Inventory& inventory,
+            const devices::AllocationPolicy& policy, devices::Usage& usage) {
+  struct Held {
+    const std::string* id;
+    devices::DeviceUsage* use;
+    const devices::DeviceHolder* holder;
+  };
+  std::vector<Held> gpus;
   for (auto& [id, u] : usage) {
-    const bool holds =
-        std::any_of(u.holders.begin(), u.holders.end(),
-                    [&](const devices::DeviceHolder& h) { return h.sandbox_id == sandbox; });
-    if (holds) gpus.push_back(&u);
+    for (const auto& h : u.holders) {
+      if (h.sandbox_id == sandbox) gpus.push_back({&id, &u, &h});
+    }
   }
-  for (auto* u : gpus) u->memory += bytes / gpus.size();
+  if (gpus.empty()) return;
+  const auto target = total * UnitOf(policy) / gpus.size();
+  for (const auto& g : gpus) {
+    if (g.holder->exclusive) continue;
+    std::uint64_t now = g.holder->memory.value_or(0);
+    if (!g.holder->memory) {
+      for (const auto& d : inventory.devices) {
+        if (d.id == *g.id) now = devices::DefaultGpuMemory(d, policy);
+      }
+    }
+    if (target > now) g.use->memory += target - now;
+  }
 }
 
 }  // namespace
@@ -77,7 +97,8 @@ unsigned MemoryUnitsOf(const devices::Device& d, const devices::AllocationPolicy
 MemoryCount CountMemory(const RuntimeRecord& record, const devices::Inventory& inventory,
                         const devices::AllocationPolicy& policy,
                         const std::vector<node::PodDeviceEntry>& kubelet,
-                        const std::vector<std::set<std::string>>& answered) {
+                        const std::vector<std::set<std::string>>& answered,
+                        const std::map<std::string, unsigned>& gpus_of) {
   MemoryCount count;
   count.held = HeldBy(record, policy);
   count.expected = count.held;
@@ -99,38 +120,42 @@ MemoryCount CountMemory(const RuntimeRecord& record, const devices::Inventory& i
   for (const auto& e : kubelet) pods[e.pod_uid].insert(e.device_ids.begin(), e.device_ids.end());
   const auto unit = UnitOf(policy);
   for (const auto& [uid, ids] : pods) {
-    const auto sandbox = ready.find(uid);
-    std::string holder = sandbox == ready.end() ? "" : sandbox->second;
-    bool answered_now = false;
-    std::uint64_t not_held = 0;
+    std::string holder;  // the pod's sandbox that holds GPUs, or its ready one
+    bool all_answered = !ids.empty();
+    std::set<std::string> mine;  // the pod's units, with those its sandbox holds
     for (const auto& id : ids) {
-      answered_now = answered_now || just_answered.count(id) > 0;
+      all_answered = all_answered && just_answered.count(id) > 0;
       const auto it = held_by.find(id);
-      if (it == held_by.end()) {
-        ++not_held;
-      } else {
-        holder = it->second;
-      }
+      if (it == held_by.end()) continue;
+      const auto of = record.pod_uids.find(it->second);
+      if (of == record.pod_uids.end() || of->second == uid) holder = it->second;
     }
-    // A pod with no ready sandbox that dxshim did not just see allocated is gone: kubelet frees
-    // its units at its next admission (devicemanager's UpdateAllocatedDevices), before counting.
-    if (holder.empty() && !answered_now) continue;
+    const auto sandbox = ready.find(uid);
+    if (holder.empty() && sandbox != ready.end()) holder = sandbox->second;
+    // A pod with no ready sandbox that dxshim did not just answer is gone: kubelet frees its
+    // units at its next admission (devicemanager's UpdateAllocatedDevices), before counting.
+    if (holder.empty() && !all_answered) continue;
     count.allocated.insert(ids.begin(), ids.end());
-    if (not_held == 0) continue;
+    mine = ids;
+    for (const auto& [id, by] : held_by) {
+      if (by == holder) mine.insert(id);
+    }
     const bool holds = std::any_of(count.held.begin(), count.held.end(), [&](const auto& u) {
       return std::any_of(u.second.holders.begin(), u.second.holders.end(),
                          [&](const devices::DeviceHolder& h) { return h.sandbox_id == holder; });
     });
     if (holds) {
-      Grow(holder, not_held * unit, count.expected);
+      GrowTo(holder, mine.size(), inventory, policy, count.expected);
     } else {
-      PlaceNotStarted(inventory, policy, not_held * unit, true, count.expected);
+      const auto gpus = gpus_of.find(uid);
+      PlaceNotStarted(inventory, policy, ids.size() * unit,
+                      gpus == gpus_of.end() ? 1u : gpus->second, true, count.expected);
     }
   }
   for (const auto& ids : answered) {
     std::uint64_t fresh = 0;
     for (const auto& id : ids) fresh += count.allocated.insert(id).second ? 1u : 0u;
-    if (fresh) PlaceNotStarted(inventory, policy, fresh * unit, false, count.expected);
+    if (fresh) PlaceNotStarted(inventory, policy, fresh * unit, 1, false, count.expected);
   }
   const auto fit = devices::FindLargestFit(inventory, count.expected, policy);
   count.fit_units = fit.bytes / unit;
@@ -139,10 +164,11 @@ MemoryCount CountMemory(const RuntimeRecord& record, const devices::Inventory& i
 }
 
 PluginMemoryUnits::PluginMemoryUnits(devices::AllocationPolicy policy, std::string checkpoint,
-                                     std::string resource)
+                                     std::string resource, std::string slots_resource)
     : policy_(std::move(policy)),
       checkpoint_(std::move(checkpoint)),
-      resource_(std::move(resource)) {}
+      resource_(std::move(resource)),
+      slots_resource_(std::move(slots_resource)) {}
 
 std::string PluginMemoryUnits::UnitId(const std::string& gpu_id, unsigned n) {
   return DeviceId("mem", gpu_id, n);
@@ -159,22 +185,26 @@ std::string PluginMemoryUnits::Describe() const {
   return out;
 }
 
-std::vector<node::PodDeviceEntry> PluginMemoryUnits::ReadCheckpoint() const {
-  std::vector<node::PodDeviceEntry> mine;
-  if (checkpoint_.empty()) return mine;
+std::vector<node::PodDeviceEntry> PluginMemoryUnits::ReadCheckpoint() {
+  if (checkpoint_.empty()) return {};
   std::ifstream in(checkpoint_, std::ios::binary);
-  if (!in) return mine;  // no kubelet yet, or one that keeps none
+  if (!in) return {};  // no kubelet yet, or one that keeps none
   std::stringstream text;
   text << in.rdbuf();
   try {
-    for (auto& e : node::PodDeviceEntries(text.str())) {
-      if (e.resource == resource_) mine.push_back(std::move(e));
-    }
+    auto entries = node::PodDeviceEntries(text.str());
+    std::lock_guard lock(mutex_);
+    last_checkpoint_ = std::move(entries);
   } catch (const std::exception& e) {
-    spdlog::warn("device plugin: kubelet's checkpoint {} cannot be read ({}); counting without it",
-                 checkpoint_, e.what());
+    // Kubelet replaces the file whole (a temporary file renamed); a file that does not read is
+    // not kubelet's: the last one read stands.
+    spdlog::warn(
+        "device plugin: kubelet's checkpoint {} cannot be read ({}); counting with the "
+        "last one read",
+        checkpoint_, e.what());
   }
-  return mine;
+  std::lock_guard lock(mutex_);
+  return last_checkpoint_;
 }
 
 std::vector<PluginDevice> PluginMemoryUnits::Advertised(const devices::Inventory& inventory,
@@ -196,7 +226,8 @@ std::vector<PluginDevice> PluginMemoryUnits::Advertised(const devices::Inventory
   }
   std::set<std::string> in_ready_pods;
   for (const auto& e : kubelet) {
-    if (uids_ready.count(e.pod_uid)) in_ready_pods.insert(e.device_ids.begin(), e.device_ids.end());
+    if (e.resource == resource_ && uids_ready.count(e.pod_uid))
+      in_ready_pods.insert(e.device_ids.begin(), e.device_ids.end());
   }
   const auto now = std::chrono::steady_clock::now();
   std::erase_if(answered_, [&](const Answer& a) {
@@ -207,7 +238,16 @@ std::vector<PluginDevice> PluginMemoryUnits::Advertised(const devices::Inventory
   });
   std::vector<std::set<std::string>> answered;
   for (const auto& a : answered_) answered.push_back(a.ids);
-  count_ = CountMemory(record, inventory, policy_, kubelet, answered);
+  std::vector<node::PodDeviceEntry> memory;
+  std::map<std::string, std::set<std::string>> slots;  // pod UID -> its dxshim.io/gpu devices
+  for (const auto& e : kubelet) {
+    if (e.resource == resource_) memory.push_back(e);
+    if (e.resource == slots_resource_)
+      slots[e.pod_uid].insert(e.device_ids.begin(), e.device_ids.end());
+  }
+  std::map<std::string, unsigned> gpus_of;
+  for (const auto& [uid, ids] : slots) gpus_of[uid] = static_cast<unsigned>(ids.size());
+  count_ = CountMemory(record, inventory, policy_, memory, answered, gpus_of);
   inventory_ = inventory;
   auto units = For(inventory, count_);
   gap = {};
@@ -238,7 +278,8 @@ std::vector<PluginDevice> PluginMemoryUnits::For(const devices::Inventory& inven
         it != inventory.devices.end() && it->present ? MemoryUnitsOf(*it, policy_) : 0u;
     for (unsigned n = 0; n < most; ++n) {
       PluginDevice unit{UnitId(gpu, n), gpu, false};
-      unit.healthy = n < has && count.allocated.count(unit.id) > 0;
+      // Kubelet's: healthy even on a GPU gone, or the count kubelet admits by would grow.
+      unit.healthy = count.allocated.count(unit.id) > 0;
       known_.insert(unit.id);
       usable.push_back(n < has);
       units.push_back(std::move(unit));
@@ -286,16 +327,17 @@ std::vector<std::string> PluginMemoryUnits::Preferred(const std::vector<std::str
 
 std::string PluginMemoryUnits::Refusal(const std::vector<std::string>& ids) {
   std::lock_guard lock(mutex_);
-  // Only the pods that hold GPUs count here: units kubelet allocated to pods that have not
-  // started may be this very pod's other containers, which Allocate cannot tell apart.
+  // Against what is held and what kubelet allocated to pods not started (a container's units
+  // allocated just before may be this pod's own: they took memory, not a pod slot). Units the
+  // pod already has (an init container's, reused) were counted there already.
   const auto unit = UnitOf(policy_);
   std::uint64_t fresh = 0;
-  for (const auto& id : ids) fresh += count_.held_units.count(id) ? 0u : 1u;
-  const auto fit = devices::FindLargestFit(inventory_, count_.held, policy_);
+  for (const auto& id : ids) fresh += count_.allocated.count(id) ? 0u : 1u;
+  const auto fit = devices::FindLargestFit(inventory_, count_.expected, policy_);
   if (fresh * unit <= fit.bytes) return "";
-  return std::to_string(ids.size()) + " memory units (" + devices::FormatBytes(fresh * unit) +
+  return std::to_string(fresh) + " memory units (" + devices::FormatBytes(fresh * unit) +
          ") fit on no single GPU of this node, and a container's GPU memory must: " +
-         devices::FreeUnitsByGpu(inventory_, count_.held, policy_, unit);
+         devices::FreeUnitsByGpu(inventory_, count_.expected, policy_, unit);
 }
 
 void PluginMemoryUnits::Allocated(const std::vector<std::string>& ids) {

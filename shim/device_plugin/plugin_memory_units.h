@@ -27,6 +27,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -60,24 +61,27 @@ struct MemoryCount {
 
 // The count for `inventory` from the runtime's `record`, kubelet's allocations of this resource
 // (`kubelet`, from its checkpoint) and Allocate answers whose pod has no sandbox yet (`answered`,
-// one set per container). A pod of the checkpoint counts while it holds GPUs, has a ready
-// sandbox (matched by pod UID) or was just answered; any other is gone, and kubelet frees its
-// units at its next admission before it counts (devicemanager UpdateAllocatedDevices).
+// one set per container); `gpus_of`: how many GPUs each pod (by UID) asked by the slot resource. A
+// pod of the checkpoint counts while it holds GPUs, has a ready sandbox (matched by pod UID) or had
+// every unit just answered; any other is gone, and kubelet frees its units at its next admission
+// before it counts (devicemanager UpdateAllocatedDevices).
 MemoryCount CountMemory(const RuntimeRecord& record, const devices::Inventory& inventory,
                         const devices::AllocationPolicy& policy,
                         const std::vector<node::PodDeviceEntry>& kubelet,
-                        const std::vector<std::set<std::string>>& answered);
+                        const std::vector<std::set<std::string>>& answered,
+                        const std::map<std::string, unsigned>& gpus_of = {});
 
 class PluginMemoryUnits final : public PluginResource {
  public:
   // `checkpoint`: the path of kubelet's kubelet_internal_checkpoint, "" when there is none to
-  // read; `resource`: this resource's name there.
+  // read; `resource`: this resource's name there, `slots_resource` the pod slots' (how many GPUs
+  // a pod that has not started asked for).
   explicit PluginMemoryUnits(devices::AllocationPolicy policy, std::string checkpoint = "",
-                             std::string resource = "");
+                             std::string resource = "", std::string slots_resource = "");
 
   // The units for `inventory`: every GPU seen since start-up with the most units it ever had;
-  // healthy: every one in `count.allocated` whose GPU is present and still has it, then
-  // `count.fit_units` more (those of count.fit_gpu first); the rest Unhealthy.
+  // healthy: every one in `count.allocated` (kubelet's, wherever its GPU is), then
+  // `count.fit_units` more of present GPUs (those of count.fit_gpu first); the rest Unhealthy.
   std::vector<PluginDevice> For(const devices::Inventory& inventory, const MemoryCount& count);
 
   std::vector<PluginDevice> Advertised(const devices::Inventory& inventory,
@@ -97,12 +101,14 @@ class PluginMemoryUnits final : public PluginResource {
   static std::string UnitId(const std::string& gpu_id, unsigned n);
 
  private:
-  // This resource's entries of kubelet's checkpoint (none when it cannot be read).
-  std::vector<node::PodDeviceEntry> ReadCheckpoint() const;
+  // The entries of kubelet's checkpoint (none when there is none; the last read when it does not
+  // read).
+  std::vector<node::PodDeviceEntry> ReadCheckpoint();
 
   const devices::AllocationPolicy policy_;
   const std::string checkpoint_;
   const std::string resource_;
+  const std::string slots_resource_;
   mutable std::mutex mutex_;  // the count; before known_mutex_
   mutable std::mutex known_mutex_;
   // Every GPU id seen, in order of first sight, with the most units it had.
@@ -118,6 +124,7 @@ class PluginMemoryUnits final : public PluginResource {
   // From the latest Advertised: the GPUs and the count, for Preferred and Refusal.
   devices::Inventory inventory_;
   MemoryCount count_;
+  std::vector<node::PodDeviceEntry> last_checkpoint_;
 };
 
 }  // namespace dxshim::device_plugin

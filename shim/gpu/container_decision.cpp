@@ -303,6 +303,13 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
   }
   auto& placed = decision.placed;
   if (!assigned.empty()) {
+    if (!units.empty()) {
+      // Kubelet counted these units for the pod; devices another plugin put in reserve none.
+      Invalid(about_container + "its " + keys::kGpuMemoryResource +
+              " resource limit cannot be reserved: its GPUs were put into the config by another "
+              "device plugin, which dxshim leaves as they are; drop the memory limit or the "
+              "other plugin's resource");
+    }
     placed = devices::Assigned(assigned, policy);
     if (wanted) placed.explanation += std::string(" (") + keys::kPrefix + " request not used)";
   } else {

@@ -14,7 +14,9 @@
 //                              smallest, when they differ). Its budget; advisory: Windows has no
 //                              per-process limit for process-isolated containers.
 //   DXSHIM_GPU_MEMORY_TOTAL_BYTES  each GPU's dedicated memory (the smallest, with several GPUs):
-//                              what the budget is a part of (budget / total of the GPU).
+//                              budget / total is the container's share of the GPU (pods reserve
+//                              from the total less gpu-memory-reserved, so the shares of all pods
+//                              add up to less than 1 when the host keeps some).
 // Each lists the GPUs in allocation order. No index-based variable: the order in which a
 // container's runtime numbers GPUs is not dxshim's to know.
 #pragma once

@@ -358,6 +358,13 @@ TEST(ServeConfig, GpuMemoryKeysSayWhatTheAnnotationSays) {
     const auto flag = std::string("--") + key;
     for (const auto& [text, bytes] : valid) {
       ServeConfig c;
+      if (std::string(key) == "gpu-memory-unit" && bytes > (1ull << 40)) {
+        // A unit larger than any GPU: refused (a count of units times it must not overflow).
+        EXPECT_EQ(
+            ErrorOf([&] { ApplyServeKey(c, key, text, flag); }),
+            flag + ": key 'gpu-memory-unit': '" + text + "' is more than 1Ti, larger than any GPU");
+        continue;
+      }
       ApplyServeKey(c, key, text, flag);
       const auto got = std::string(key) == "default-gpu-memory" ? c.policy.default_gpu_memory
                        : std::string(key) == "gpu-memory-unit"  ? c.policy.gpu_memory_unit

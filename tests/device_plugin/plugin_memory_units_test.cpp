@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "devices/allocation/device_request.h"
 #include "devices/allocation/gpu_memory.h"
@@ -193,8 +195,11 @@ TEST(CountMemory, PodsNotStartedYetArePlacedWithTheirMemoryAndSlot) {
   const auto one = Node({{"a", 16 * kGi}});
   EXPECT_EQ(CountMemory(record, one, Policy(1), kubelet, {}).fit_units, 0u);
   EXPECT_EQ(CountMemory(record, one, Policy(2), kubelet, {}).fit_units, 10u);
-  // Just answered, no sandbox yet: the same.
-  EXPECT_EQ(CountMemory({}, one, Policy(2), kubelet, {{Units("1", 1)[0]}}).fit_units, 10u);
+  // Every unit just answered, no sandbox yet: the same. One of them only (kubelet handed a unit
+  // of a gone pod to another): the pod is gone.
+  const auto six = Units("1", 6);
+  EXPECT_EQ(CountMemory({}, one, Policy(2), kubelet, {{six.begin(), six.end()}}).fit_units, 10u);
+  EXPECT_EQ(CountMemory({}, one, Policy(2), kubelet, {{six[0]}}).fit_units, 15u);
   // No ready sandbox and not just answered: the pod is gone; kubelet frees its units before it
   // counts at its next admission, and so does the count.
   record.ready_sandboxes.clear();
@@ -271,6 +276,76 @@ TEST(PluginMemoryUnits, PrefersTheLargestFitsUnitsAndRefusesWhatFitsNoGpu) {
             "17 memory units (17Gi) fit on no single GPU of this node, and a container's GPU "
             "memory must:  []: 4 units free, 1 of 2 pod slots free;  []: 16 units free, 2 of "
             "2 pod slots free");
+}
+
+// A pod not started that asked for two GPUs by the slot resource is placed over two GPUs, half its
+// memory on each, a pod slot on each.
+TEST(CountMemory, APodNotStartedOfTwoGpusIsPlacedOnTwo) {
+  const auto node = Node({{"a", 16 * kGi}, {"b", 16 * kGi}, {"c", 16 * kGi}});
+  RuntimeRecord record;
+  record.ready_sandboxes = {"s1"};
+  record.pod_uids = {{"s1", "uid-1"}};
+  const std::vector<node::PodDeviceEntry> kubelet = {Entry("uid-1", "app", Units("1", 12))};
+  EXPECT_EQ(CountMemory(record, node, Policy(1), kubelet, {}, {{"uid-1", 2}}).fit_units, 16u);
+  EXPECT_EQ(CountMemory(record, node, Policy(4), kubelet, {}, {{"uid-1", 2}}).fit_units, 16u);
+  const auto two = Node({{"a", 16 * kGi}, {"b", 16 * kGi}});
+  EXPECT_EQ(CountMemory(record, two, Policy(1), kubelet, {}, {{"uid-1", 2}}).fit_units, 0u);
+  EXPECT_EQ(CountMemory(record, two, Policy(4), kubelet, {}, {{"uid-1", 2}}).fit_units, 10u);
+}
+
+// A started pod's next container grows it as serve's ledger does: to all its units, never below
+// what it holds (here the default, 16Gi / 2 = 8Gi, more than the 4 units its next container
+// brings).
+TEST(CountMemory, AStartedPodGrowsToItsUnitsNeverBelowWhatItHolds) {
+  const auto node = Node({{"a", 16 * kGi}});
+  RuntimeRecord record;
+  record.ready_sandboxes = {"p"};
+  record.pod_uids = {{"p", "uid-p"}};
+  record.containers = {Holder("p", {"a"}, {})};
+  const std::vector<node::PodDeviceEntry> kubelet = {Entry("uid-p", "second", Units("2", 4))};
+  EXPECT_EQ(CountMemory(record, node, Policy(2), kubelet, {}).fit_units, 8u);
+  const std::vector<node::PodDeviceEntry> more = {Entry("uid-p", "second", Units("2", 12))};
+  EXPECT_EQ(CountMemory(record, node, Policy(2), more, {}).fit_units, 4u);
+}
+
+// A unit kubelet allocated stays healthy on a GPU that is gone: kubelet keeps its allocation,
+// and a unit of it marked Unhealthy would leave kubelet's free count too large.
+TEST(PluginMemoryUnits, AnAllocatedUnitOfAGpuGoneStaysHealthy) {
+  PluginMemoryUnits units(Policy(4));
+  auto node = Node({{"a", 2 * kGi}, {"b", 2 * kGi}});
+  MemoryCount count;
+  count.allocated = {PluginMemoryUnits::UnitId("b", 1)};
+  units.For(node, count);
+  node.devices[1].present = false;
+  const auto list = units.For(node, count);
+  for (const auto& u : list) {
+    EXPECT_EQ(u.healthy, u.id == PluginMemoryUnits::UnitId("b", 1)) << u.id;
+  }
+}
+
+// Allocate's refusal counts the pods kubelet allocated that have not started (from its
+// checkpoint): with one pod per GPU, a second pod is refused while the first one's sandbox is
+// still pulling its image.
+TEST(PluginMemoryUnits, AllocateRefusesASecondPodWhileTheFirstHasNotStarted) {
+  const auto dir = std::filesystem::path(testing::TempDir()) / "memory-refusal";
+  std::filesystem::create_directories(dir);
+  const auto checkpoint = (dir / "kubelet_internal_checkpoint").string();
+  const auto a = [](unsigned n) { return PluginMemoryUnits::UnitId("a", n); };
+  {
+    std::ofstream out(checkpoint);
+    out << R"({"Data":{"PodDeviceEntries":[{"PodUID":"uid-1","ContainerName":"app",)"
+        << R"("ResourceName":"dxshim.io/gpu-memory","DeviceIDs":{"-1":[")" << a(0) << R"(",")"
+        << a(1) << R"("]},"AllocResp":""}],"RegisteredDevices":null},"Checksum":0})";
+  }
+  PluginMemoryUnits units(Policy(1), checkpoint, "dxshim.io/gpu-memory", "dxshim.io/gpu");
+  RuntimeRecord record;
+  record.ready_sandboxes = {"s1"};
+  record.pod_uids = {{"s1", "uid-1"}};
+  SchedulerGap gap;
+  EXPECT_EQ(Healthy(units.Advertised(Node({{"a", 16 * kGi}}), record, gap)), 2u);
+  EXPECT_NE(units.Refusal({a(2)}).find("1 memory units (1Gi) fit on no single GPU"),
+            std::string::npos);
+  EXPECT_EQ(units.Refusal({a(0)}), "") << "a unit of the pod itself (reused) adds nothing";
 }
 
 }  // namespace

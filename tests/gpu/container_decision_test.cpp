@@ -527,3 +527,25 @@ TEST(MemoryUnitsOfAPod, EveryContainerGivenGpusIsToldItsGpusTotalMemory) {
 
 }  // namespace
 }  // namespace dxshim
+
+namespace dxshim {
+namespace {
+
+// Memory units of a container whose GPUs another device plugin put into the config: kubelet
+// counted them for the pod, and dxshim cannot reserve them on devices it leaves as they are. A
+// clear INVALID_ARGUMENT, not a silent pass.
+TEST(MemoryUnitsOfAPod, UnitsNextToAnotherPluginsDevicesAreRefused) {
+  const auto node = LoadExampleInventory("nvidia-t4.yaml");
+  const auto ledger = SyncedLedger(EightPods());
+  auto r = UnitsRequest("app", UnitIds(0, 2));
+  r.mutable_config()->add_devices()->set_host_path("vpci-location-path://" +
+                                                   node.devices[0].location_path);
+  const auto e = Refused(r, node, *ledger);
+  EXPECT_EQ(e.code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(std::string(e.what()).find("put into the config by another device plugin"),
+            std::string::npos)
+      << e.what();
+}
+
+}  // namespace
+}  // namespace dxshim
