@@ -187,10 +187,8 @@ void DevicePluginService::UpdateLocked(const char* why) {
   auto devices = resource_.Advertised(*inventory, record_, gap_);
   if (devices == current_) return;
   current_ = std::move(devices);
-  spdlog::info(
-      "device plugin: {}: {} {}(s), {} healthy ({} held outside the scheduler's count); "
-      "telling {} watcher(s)",
-      why, current_.size(), resource_.noun(), Healthy(current_), gap_.unseen, watches_.size());
+  spdlog::info("device plugin: {}: {} {}(s), {} healthy ({} withheld); telling {} watcher(s)", why,
+               current_.size(), resource_.noun(), Healthy(current_), gap_.unseen, watches_.size());
   for (auto* watch : watches_) watch->Push(current_);
 }
 

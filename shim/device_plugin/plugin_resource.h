@@ -23,7 +23,9 @@ struct PluginDevice {
 
 // Devices in use that the scheduler does not count, from the runtime's record.
 struct SchedulerGap {
-  unsigned unseen = 0;            // devices used beyond the plugin devices of their pods
+  // Devices withheld from the scheduler: slots, those used beyond the plugin devices of their
+  // pods; memory units, every Unhealthy one (beyond the largest fit, or of a GPU gone).
+  unsigned unseen = 0;
   std::set<std::string> counted;  // plugin devices of pods that hold GPUs
   bool operator==(const SchedulerGap&) const = default;
 };
