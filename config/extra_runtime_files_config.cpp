@@ -4,6 +4,7 @@
 
 #include "config/serve_config.h"
 #include "devices/runtime_files.h"
+#include "shim/base/utf8_text.h"
 
 namespace dxshim::config {
 namespace {
@@ -37,6 +38,9 @@ std::vector<devices::RuntimeFile> Files(const std::string& file, const YAML::Nod
     rf.destination = item["destination"].IsDefined()
                          ? Scalar(file, item["destination"], f + ".destination")
                          : rf.source.substr(rf.source.find_last_of('\\') + 1);
+    // Each becomes a mount's path in a CRI request, which must be UTF-8 (shim/base/utf8_text.h).
+    if (auto why = Utf8Problem(rf.source)) Fail(file, item, f + ".source", *why);
+    if (auto why = Utf8Problem(rf.destination)) Fail(file, item, f + ".destination", *why);
     if (auto why = devices::UnsafeSourceReason(rf.source)) Fail(file, item, f + ".source", *why);
     if (auto why = devices::UnsafeDestinationReason(rf.destination)) {
       Fail(file, item, f + ".destination", *why);

@@ -1,8 +1,11 @@
 #include "devices/device.h"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <iterator>
+#include <stdexcept>
 
 namespace dxshim::devices {
 
@@ -17,16 +20,53 @@ std::string HardwareId(const Device& d) {
 
 std::string FormatLuid(std::uint64_t luid) {
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "0x%08x:0x%08x", static_cast<unsigned>(luid >> 32),
+  std::snprintf(buf, sizeof(buf), "0x%08X_0x%08X", static_cast<unsigned>(luid >> 32),
                 static_cast<unsigned>(luid & 0xffffffffu));
   return buf;
 }
 
-std::string CounterLuid(std::uint64_t luid) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "0x%08X_0x%08X", static_cast<unsigned>(luid >> 32),
-                static_cast<unsigned>(luid & 0xffffffffu));
-  return buf;
+namespace {
+
+// One part of a LUID: "0x" and 1 to `max_digits` hex digits. Empty when it is one, else why not.
+std::string ReadLuidPart(std::string_view part, const std::string& which, std::size_t max_digits,
+                         std::uint64_t& out) {
+  if (!part.starts_with("0x") && !part.starts_with("0X")) return which + " has no 0x";
+  part.remove_prefix(2);
+  if (part.empty()) return which + " has no hex digits after 0x";
+  if (!std::all_of(part.begin(), part.end(),
+                   [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; })) {
+    return which + " '" + std::string(part) + "' is not hex digits";
+  }
+  if (part.size() > max_digits) {
+    return which + " has " + std::to_string(part.size()) + " hex digits, more than " +
+           std::to_string(max_digits);
+  }
+  std::from_chars(part.data(), part.data() + part.size(), out, 16);
+  return "";
+}
+
+}  // namespace
+
+std::uint64_t ParseLuid(std::string_view text) {
+  std::uint64_t high = 0;
+  std::uint64_t low = 0;
+  std::string why;
+  const auto separator = text.find_first_of("_:");
+  if (text.empty()) {
+    why = "empty";
+  } else if (separator == std::string_view::npos) {
+    why = ReadLuidPart(text, "the number", 16, low);
+  } else if (text.find_first_of("_:", separator + 1) != std::string_view::npos) {
+    why = "more than two parts";
+  } else {
+    why = ReadLuidPart(text.substr(0, separator), "the high part", 8, high);
+    if (why.empty()) why = ReadLuidPart(text.substr(separator + 1), "the low part", 8, low);
+  }
+  if (!why.empty()) {
+    throw std::invalid_argument("'" + std::string(text) + "' is not a LUID (" + kLuidForm +
+                                "): " + why);
+  }
+  return (high << 32) | low;
 }
 
 std::string VendorName(std::uint16_t vendor_id) {

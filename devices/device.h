@@ -39,6 +39,9 @@ struct Device {
   std::string driver_version;
   // NVML's "GPU-<uuid>" for an NVIDIA GPU (nvmlDeviceGetUUID), "" when unknown.
   std::string uuid;
+  // How discovery found `uuid` ("cuda-luid", "nvml-pci") or why it found none ("none: ..."), for
+  // the device table and the explanation; "" when discovery did not look (an inventory's GPU).
+  std::string uuid_found_by;
   std::string driver_store;  // DriverStore folder on the host
   std::string driver_key;    // relative to HKLM\SYSTEM\CurrentControlSet\Control\Class
   std::vector<RuntimeFile> system32;
@@ -53,12 +56,22 @@ const char* ToString(DeviceClass c);
 // The PnP hardware id of an adapter, e.g. "PCI\\VEN_10DE&DEV_1EB8&SUBSYS_12A210DE&REV_A1".
 std::string HardwareId(const Device& d);
 
-// A LUID as Windows tools print it: "0xHIGHPART:0xLOWPART" (8 hex digits each).
+// A LUID the one way dxshim writes it wherever a person or a query reads it (environment, logs,
+// tables, inventories, metrics): as Windows' GPU performance counter instance names write it, and
+// so as windows_exporter's `gpu` collector labels its series, "0x%08X_0x%08X" (high part, low
+// part; upper-case hex digits, lower-case 0x), e.g. "0x00000000_0x0000D1A7"
+// (prometheus-community/windows_exporter internal/collector/gpu/gpu.go:272, commit
+// 589ec15d12b25894f425d72d7a2396c9344b00a0).
 std::string FormatLuid(std::uint64_t luid);
-// The same LUID as Windows' GPU performance counter instance names write it, and so as
-// windows_exporter's `gpu` collector labels its series: "0x%08X_0x%08X" (high, low; upper case),
-// e.g. "0x00000000_0x0001136A" (windows_exporter internal/collector/gpu/gpu.go:272 and utils.go).
-std::string CounterLuid(std::uint64_t luid);
+
+// The form, with an example, that ParseLuid's errors name.
+inline constexpr char kLuidForm[] = "0xHHHHHHHH_0xLLLLLLLL, e.g. 0x00000000_0x0000D1A2";
+
+// Reads a LUID wherever dxshim is given one: as FormatLuid writes it (0xHHHHHHHH_0xLLLLLLLL), as
+// dxshim wrote it before (0xHHHHHHHH:0xLLLLLLLL), or as one number (0xd1a7, up to 16 digits);
+// hex digits in either case, 1 to 8 per part. Throws std::invalid_argument saying what is wrong:
+// "'0x1_d1a7' is not a LUID (0xHHHHHHHH_0xLLLLLLLL, e.g. ...): the low part has no 0x".
+std::uint64_t ParseLuid(std::string_view text);
 
 // "NVIDIA", "AMD", "Intel", ... for a PCI vendor id; "" when unknown.
 std::string VendorName(std::uint16_t vendor_id);

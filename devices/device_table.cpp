@@ -12,15 +12,25 @@ std::string Memory(std::uint64_t bytes) {
   return buf;
 }
 
+// "GPU-... (cuda-luid)", "- (none)", "GPU-..." (an inventory's), "-".
+std::string UuidCell(const Device& d) {
+  auto cell = d.uuid.empty() ? std::string("-") : d.uuid;
+  if (!d.uuid_found_by.empty())
+    cell += " (" + d.uuid_found_by.substr(0, d.uuid_found_by.find(':')) + ")";
+  return cell;
+}
+
 }  // namespace
 
 std::string FormatDeviceTable(const std::vector<Device>& devices) {
   const std::vector<std::string> header = {"#",     "DESCRIPTION", "VENDOR",
                                            "CLASS", "MEMORY",      "LOCATION",
                                            "LUID",  "HARDWARE ID", "FILES 64/32"};
-  // NVIDIA GPUs' UUIDs, where discovery read them (NVML) or the inventory lists them.
-  const bool uuids =
-      std::any_of(devices.begin(), devices.end(), [](const Device& d) { return !d.uuid.empty(); });
+  // NVIDIA GPUs' UUIDs, where discovery looked for them or the inventory lists them, with how
+  // discovery found each (cuda-luid, nvml-pci) or "none".
+  const bool uuids = std::any_of(devices.begin(), devices.end(), [](const Device& d) {
+    return !d.uuid.empty() || !d.uuid_found_by.empty();
+  });
   std::vector<std::vector<std::string>> rows = {header};
   if (uuids) rows.front().push_back("UUID");
   for (std::size_t i = 0; i < devices.size(); ++i) {
@@ -32,7 +42,7 @@ std::string FormatDeviceTable(const std::vector<Device>& devices) {
     rows.push_back({std::to_string(i), d.description, d.vendor, cls, Memory(d.dedicated_memory),
                     d.location_path, FormatLuid(d.luid), HardwareId(d),
                     std::to_string(d.system32.size()) + "/" + std::to_string(d.syswow64.size())});
-    if (uuids) rows.back().push_back(d.uuid.empty() ? "-" : d.uuid);
+    if (uuids) rows.back().push_back(UuidCell(d));
   }
   std::vector<std::size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows) {

@@ -1,14 +1,16 @@
 // Which NVIDIA GPU UUID (the "GPU-..." name that NVML reports and CUDA_VISIBLE_DEVICES takes)
-// belongs to which Windows adapter. Portable, so that the decision is unit-tested on Linux; the
-// calls that ask CUDA and NVML are in devices/windows/ (cuda_uuids.h, nvml_uuids.h).
+// belongs to which Windows adapter. Portable, so that the decision is unit-tested on Linux; CUDA
+// and NVML are asked in a short-lived child (devices/windows/nvidia_query.h,
+// devices/nvidia_answers.h).
 //
 // The exact join is the adapter LUID: CUDA's cuDeviceGetLuid names the same 8 bytes that DXCore
-// gives each adapter. A GPU that CUDA does not name (no nvcuda.dll, cuInit failing, a board in
-// TCC mode, which has no LUID) is looked up in NVML by its PCI address: with the segment
-// ("%08x:%02x:%02x.%x") when Windows says it; without it only when no other NVIDIA adapter has
-// the same bus:device.function, since NVML reads that form as segment 0 and cloud VMs commonly
-// put each GPU alone on a segment of its own at 0:0.0. The same UUID never goes to two adapters;
-// an adapter left without one is named in the debug lines.
+// gives each adapter. A GPU that CUDA does not name (no nvcuda.dll, cuInit failing, a child that
+// hung or crashed) is looked up in NVML by its PCI address: with the segment ("%08x:%02x:%02x.%x")
+// when Windows says it. Without it NVML reads "bus:device.function" as segment 0, and cloud VMs
+// commonly put each GPU alone on a segment of its own at 0:0.0, so that answer is taken only when
+// NVML sees one NVIDIA GPU in all (TCC boards and GPUs dxshim skipped count: NVML sees them). The
+// same UUID never goes to two adapters. How each adapter's UUID was found, or why it has none, is
+// its `found_by`.
 #pragma once
 
 #include <cstdint>
@@ -34,29 +36,36 @@ struct NvidiaAdapter {
   std::optional<PciLocation> pci;
 };
 
-enum class UuidPath { kCudaLuid, kNvmlPci };
-const char* ToString(UuidPath path);  // "cuda-luid", "nvml-pci"
+// How an adapter's UUID was found.
+inline constexpr char kFoundByCudaLuid[] = "cuda-luid";
+inline constexpr char kFoundByNvmlPci[] = "nvml-pci";
 
+// An adapter's UUID and how it was found ("cuda-luid", "nvml-pci"), or no UUID and
+// "none: <why>".
 struct AdapterUuid {
   std::string uuid;
-  UuidPath path = UuidPath::kCudaLuid;
+  std::string found_by;
 };
 
 // The PCI bus id NVML's nvmlDeviceGetHandleByPciBusId_v2 takes: "00000001:00:00.0" with the
 // segment, "3b:0.0" (read by NVML as segment 0) without.
 std::string NvmlBusId(const PciLocation& pci);
 
-// NVML's UUIDs for the bus ids asked (those it knows); called at most once, and only when some
-// adapter needs it.
-using NvmlLookup =
-    std::function<std::map<std::string, std::string>(const std::vector<std::string>&)>;
+// What NVML answered for the bus ids asked: the UUIDs it knows, how many NVIDIA GPUs it sees in
+// all (nullopt when it could not say), and why it gave nothing at all ("" when it answered).
+struct NvmlAnswer {
+  std::map<std::string, std::string> uuids;
+  std::optional<unsigned> device_count;
+  std::string error;
+};
 
-// For each of `adapters` (same order), its UUID and how it was found, or nullopt. `cuda_by_luid`
-// is what CUDA named (empty when CUDA is absent or failed). Why an adapter has none goes to
-// `debug`.
-std::vector<std::optional<AdapterUuid>> MatchNvidiaUuids(
-    const std::vector<NvidiaAdapter>& adapters,
-    const std::map<std::uint64_t, std::string>& cuda_by_luid, const NvmlLookup& nvml,
-    std::vector<std::string>& debug);
+// NVML asked about these bus ids; called at most once, and only when some adapter needs it.
+using NvmlLookup = std::function<NvmlAnswer(const std::vector<std::string>&)>;
+
+// For each of `adapters` (same order), its UUID and how it was found. `cuda_by_luid` is what CUDA
+// named (empty when CUDA is absent or failed). Why an adapter has none also goes to `debug`.
+std::vector<AdapterUuid> MatchNvidiaUuids(const std::vector<NvidiaAdapter>& adapters,
+                                          const std::map<std::uint64_t, std::string>& cuda_by_luid,
+                                          const NvmlLookup& nvml, std::vector<std::string>& debug);
 
 }  // namespace dxshim::devices

@@ -11,45 +11,18 @@
 
 #include "devices/byte_quantity.h"
 #include "devices/runtime_files.h"
+#include "shim/base/utf8_text.h"
 
 namespace dxshim::devices {
 namespace {
 
-// Why `s` cannot be a text field: inventory text must be valid UTF-8 without control characters,
-// so that whatever is loaded can be written back unchanged (and shown to an operator).
+// Why `s` cannot be a text field: inventory text must be valid UTF-8 (what every CRI string field
+// must hold: shim/base/utf8_text.h) without control characters, so that whatever is loaded can be
+// written back unchanged, shown to an operator, and put into a CreateContainer request.
 std::optional<std::string> BadText(const std::string& s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) return "contains a control character";
-    std::size_t extra = 0;
-    std::uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xe0) == 0xc0) {
-      extra = 1;
-      cp = c & 0x1fu;
-    } else if ((c & 0xf0) == 0xe0) {
-      extra = 2;
-      cp = c & 0x0fu;
-    } else if ((c & 0xf8) == 0xf0) {
-      extra = 3;
-      cp = c & 0x07u;
-    } else {
-      return "is not valid UTF-8";
-    }
-    if (i + extra >= s.size()) return "is not valid UTF-8";  // truncated sequence
-    for (std::size_t k = 1; k <= extra; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xc0) != 0x80) return "is not valid UTF-8";
-      cp = (cp << 6) | (cc & 0x3fu);
-    }
-    const std::uint32_t min[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < min[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-      return "is not valid UTF-8";
-    }
-    i += extra + 1;
+  if (auto why = Utf8Problem(s)) return why;
+  for (const char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "contains a control character";
   }
   return std::nullopt;
 }
@@ -62,7 +35,8 @@ class Reader {
                          const std::string& why) const {
     std::string where = "inventory " + origin_;
     if (at.IsDefined()) where += " line " + std::to_string(at.Mark().line + 1);
-    throw InventoryError(where + ": " + field + ": " + why);
+    // Escaped: a key or a number in the file may hold bytes that are not UTF-8 either.
+    throw InventoryError(EscapeInvalidUtf8(where + ": " + field + ": " + why));
   }
 
   void OnlyKeys(const YAML::Node& map, const std::string& field,
@@ -127,6 +101,26 @@ class Reader {
     return value;
   }
 
+  // A LUID in any spelling ParseLuid reads (0x00000000_0x0000D1A2, the earlier
+  // 0x00000000:0x0000d1a2, one 0x number), or a decimal number as inventories were once read.
+  std::uint64_t Luid(const YAML::Node& map, const std::string& field) const {
+    const auto node = map["luid"];
+    if (!node.IsDefined() || node.IsNull()) return 0;
+    if (!node.IsScalar()) {
+      Fail(node, field + ".luid", std::string("must be a LUID (") + kLuidForm + ")");
+    }
+    const auto& text = node.Scalar();
+    if (!text.empty() &&
+        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return Number(map, "luid", field, UINT64_MAX, false);
+    }
+    try {
+      return ParseLuid(text);
+    } catch (const std::invalid_argument& e) {
+      Fail(node, field + ".luid", e.what());
+    }
+  }
+
   std::vector<RuntimeFile> Files(const YAML::Node& list, const std::string& field) const {
     std::vector<RuntimeFile> out;
     if (!list.IsDefined() || list.IsNull()) return out;
@@ -161,7 +155,7 @@ class Reader {
     Device d;
     d.id = String(node, "id", field, true);
     if (d.id.empty()) Fail(node["id"], field + ".id", "is empty");
-    d.luid = Number(node, "luid", field, UINT64_MAX, false);
+    d.luid = Luid(node, field);
     d.location_path = String(node, "locationPath", field, true);
     if (d.location_path.empty()) Fail(node["locationPath"], field + ".locationPath", "is empty");
     d.description = String(node, "description", field, false);
@@ -263,7 +257,7 @@ std::string WriteInventoryYaml(const std::vector<Device>& devices) {
   for (const auto& d : devices) {
     out << YAML::BeginMap;
     out << YAML::Key << "id" << YAML::Value << YAML::SingleQuoted << d.id;
-    out << YAML::Key << "luid" << YAML::Value << HexNumber(d.luid, 16);
+    out << YAML::Key << "luid" << YAML::Value << FormatLuid(d.luid);
     out << YAML::Key << "locationPath" << YAML::Value << YAML::SingleQuoted << d.location_path;
     out << YAML::Key << "description" << YAML::Value << d.description;
     out << YAML::Key << "vendor" << YAML::Value << d.vendor;

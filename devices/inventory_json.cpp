@@ -13,7 +13,7 @@ std::string WriteInventoryJson(const std::vector<Device>& devices) {
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const auto& d = devices[i];
     out << (i ? ",\n  " : "\n  ") << "{\"id\": " << JsonString(d.id)
-        << ", \"luid\": " << JsonString(HexNumber(d.luid, 16))
+        << ", \"luid\": " << JsonString(FormatLuid(d.luid))
         << ", \"locationPath\": " << JsonString(d.location_path)
         << ", \"description\": " << JsonString(d.description)
         << ", \"vendor\": " << JsonString(d.vendor)

@@ -69,6 +69,7 @@ Device MakeWindowsDevice(const DxCoreFacts& adapter, const PnpFacts& pnp,
                                 HexNumber(adapter.device_id, 4) +
                                 " is not a PCI id (only PCI adapters can be assigned)");
   }
+  if (!pnp.unreadable.empty()) throw std::invalid_argument(name + ": PnP device " + pnp.unreadable);
   Device d;
   d.id = pnp.instance_id;
   d.luid = adapter.luid;

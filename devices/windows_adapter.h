@@ -41,6 +41,10 @@ struct PnpFacts {
   std::optional<std::uint32_t> bus_number;  // DEVPKEY_Device_BusNumber
   std::optional<std::uint32_t> address;  // DEVPKEY_Device_Address: on PCI, device << 16 | function
   std::string location_info;             // DEVPKEY_Device_LocationInfo
+  // Set when a property that names the device (instance id, location paths, driver key) holds
+  // UTF-16 with no UTF-8 form: "DEVPKEY_Device_Driver '...' holds an unpaired UTF-16 surrogate
+  // ...". MakeWindowsDevice refuses the adapter with it.
+  std::string unreadable;
 };
 
 // The PCI address in DEVPKEY_Device_LocationInfo as the PCI bus driver writes it (decimal):
@@ -77,7 +81,8 @@ bool IsContainerDriverStore(std::string_view path);
 // The Device for one adapter. The PnP location path's first entry becomes location_path (a
 // PCIe path such as "PCIROOT(0)#PCI(1B00)"; ACPI-only paths are skipped because containerd's
 // vpci-location-path needs the PCI one). Throws std::invalid_argument naming the adapter when
-// a required fact (a location path) is missing.
+// a required fact (a location path) is missing or a PnP property could not be read
+// (PnpFacts::unreadable).
 Device MakeWindowsDevice(const DxCoreFacts& adapter, const PnpFacts& pnp,
                          const std::string& driver_store, std::vector<RuntimeFile> system32,
                          std::vector<RuntimeFile> syswow64);

@@ -2,7 +2,8 @@
 # Installs what building, testing and the demo need, from Debian 12's archive (run as root),
 # with a deb-src entry for the source packages the Windows build is made from
 # (scripts/build-windows-deps.sh), and the PowerShell grammar the install-script test parses with, from the npm registry (Debian
-# has no pwsh). Runs `apt-get update` only when a package is missing.
+# has no pwsh), as is Grafana's @grafana/data for the dashboard test. Runs `apt-get update` only
+# when a package is missing.
 set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config libc6-dev
@@ -15,6 +16,8 @@ packages=(
   dpkg-dev patch
   skopeo umoci
 )
+# Node.js and npm: Debian's (Node 18) unless the machine already has them (another build of them).
+command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)
 missing=()
 for p in "${packages[@]}"; do
@@ -55,4 +58,23 @@ if [ ! -f "$grammar/tree-sitter-powershell/src/parser.c" ] ||
   tar xzf "$download/tree-sitter-powershell-0.26.4.tgz" -C "$grammar/tree-sitter-powershell" \
     --strip-components=1
   rm -rf "$download"
+fi
+
+# Grafana's own data-frame code (@grafana/data, and the react it imports) for the dashboard test,
+# tests/monitoring/dashboard_tables.mjs: the exact versions of tests/monitoring/package-lock.json,
+# each tarball checked against the lock's integrity hash. Installed again only when that file
+# changes, so a re-run needs no network.
+grafana_data="$deps/grafana-data"
+monitoring="$(dirname "$0")/../tests/monitoring"
+if ! cmp -s "$monitoring/package-lock.json" "$grafana_data/package-lock.json" ||
+  [ ! -f "$grafana_data/node_modules/@grafana/data/package.json" ]; then
+  echo "installing the dashboard test's npm packages (npm ci: tests/monitoring/package-lock.json)"
+  mkdir -p "$deps"
+  staging=$(mktemp -d "$deps/grafana-data.XXXXXX")
+  cp "$monitoring/package.json" "$monitoring/package-lock.json" "$staging/"
+  (cd "$staging" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) ||
+    { rm -rf "$staging"; exit 1; }
+  chmod 755 "$staging"
+  rm -rf "$grafana_data"
+  mv "$staging" "$grafana_data"
 fi

@@ -45,20 +45,38 @@ bool ParseHex(std::string_view text, std::uint64_t& out) {
   return ec == std::errc() && ptr == text.data() + text.size();
 }
 
-std::optional<std::uint64_t> ParseLuid(std::string_view text) {
-  if (!text.starts_with("0x") && !text.starts_with("0X")) return std::nullopt;
-  const auto colon = text.find(':');
-  std::uint64_t high = 0;
-  std::uint64_t low = 0;
-  if (colon == std::string_view::npos) {
-    if (!ParseHex(text, low)) return std::nullopt;
-    return low;
+// Whether a pin is meant as a LUID: it starts with 0x, or it is two hex parts joined by '_' or ':'
+// of which one lacks its 0x (refused, saying so). No device id or location path has either form.
+bool IsLuidPin(std::string_view pin) {
+  const auto hex = [](std::string_view part) {
+    if (part.starts_with("0x") || part.starts_with("0X")) part.remove_prefix(2);
+    return !part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
+      return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+    });
+  };
+  if (pin.starts_with("0x") || pin.starts_with("0X")) return true;
+  const auto separator = pin.find_first_of("_:");
+  return separator != std::string_view::npos && hex(pin.substr(0, separator)) &&
+         hex(pin.substr(separator + 1));
+}
+
+// The dxshim.io/device pins; a LUID, in whichever spelling ParseLuid reads, is kept as FormatLuid
+// writes it, so that the explanation and the logs show the one spelling.
+std::vector<std::string> ParsePins(const std::string& value) {
+  auto pins = List(keys::kDevice, value);
+  for (std::size_t i = 0; i < pins.size(); ++i) {
+    if (!IsLuidPin(pins[i])) continue;
+    try {
+      pins[i] = FormatLuid(ParseLuid(pins[i]));
+    } catch (const std::invalid_argument& e) {
+      Fail(keys::kDevice, value, e.what());
+    }
+    if (std::find(pins.begin(), pins.begin() + static_cast<std::ptrdiff_t>(i), pins[i]) !=
+        pins.begin() + static_cast<std::ptrdiff_t>(i)) {
+      Fail(keys::kDevice, value, "names LUID " + pins[i] + " twice");
+    }
   }
-  if (!ParseHex(text.substr(0, colon), high) || !ParseHex(text.substr(colon + 1), low) ||
-      high > 0xffffffffu || low > 0xffffffffu) {
-    return std::nullopt;
-  }
-  return (high << 32) | low;
+  return pins;
 }
 
 void ParseVendor(const std::string& value, DeviceRequest& r) {
@@ -155,7 +173,7 @@ std::optional<DeviceRequest> ParseDeviceRequest(
     } else if (key == keys::kRequires) {
       ParseRequires(value, r);
     } else if (key == keys::kDevice) {
-      r.pins = List(key, value);
+      r.pins = ParsePins(value);
     } else if (key == keys::kSharing) {
       const auto v = ToLowerAscii(Trim(value));
       if (v != keys::kExclusive && v != keys::kShared) {
@@ -259,8 +277,12 @@ bool PinMatches(const std::string& pin, const Device& device) {
   if (EqualsIgnoreCase(pin, device.id) || EqualsIgnoreCase(pin, device.location_path)) {
     return true;
   }
-  const auto luid = ParseLuid(pin);
-  return luid && *luid == device.luid;
+  if (!IsLuidPin(pin)) return false;
+  try {
+    return ParseLuid(pin) == device.luid;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
 }
 
 }  // namespace dxshim::devices

@@ -6,7 +6,8 @@
 //   dxshim.io/vendor: nvidia            vendor name (nvidia, amd, intel, ...) or PCI id 0x10de
 //   dxshim.io/min-memory: 8Gi           minimum dedicated memory per GPU
 //   dxshim.io/requires: cuda,nvml.dll   runtime files (System32 names) or APIs the GPU must bring
-//   dxshim.io/device: <pin>[,<pin>...]  only these devices: id, LUID or location path
+//   dxshim.io/device: <pin>[,<pin>...]  only these devices: id, LUID (0x00000000_0x0000D1A2; the
+//                                       old 0x00000000:0x0000d1a2 is read too) or location path
 //   dxshim.io/sharing: exclusive|shared exclusive: nobody else on the device; default shared
 //   dxshim.io/containers: app,init      only these containers (init containers too); default all
 //   dxshim.io/gpu-memory: 6Gi           GPU memory reserved on each GPU (gpu_memory.h); default
@@ -39,7 +40,7 @@ struct DeviceRequest {
   std::uint16_t vendor_id = 0;  // a PCI vendor id
   std::uint64_t min_memory = 0;
   std::vector<std::string> required_files;  // System32 destination names, e.g. nvcuda.dll
-  std::vector<std::string> pins;            // device id, LUID or location path
+  std::vector<std::string> pins;            // device id, LUID (as FormatLuid) or location path
   bool exclusive = false;
   std::vector<std::string> containers;  // empty: every container of the pod
   std::uint64_t gpu_memory = 0;         // bytes reserved on each GPU; 0: the policy's default
@@ -64,7 +65,8 @@ bool AppliesTo(const DeviceRequest& request, const std::string& container);
 // "count=1 vendor=nvidia class=display min-memory=8Gi requires=nvcuda.dll shared": for messages.
 std::string Describe(const DeviceRequest& request);
 
-// Whether `pin` names `device`: its id, its LUID (0xHIGH:0xLOW or one hex number) or its
+// Whether `pin` names `device`: its id, its LUID (any spelling ParseLuid reads:
+// 0x00000000_0x0000D1A2, dxshim's earlier 0x00000000:0x0000d1a2, or one number 0xd1a2) or its
 // location path, compared case-insensitively.
 bool PinMatches(const std::string& pin, const Device& device);
 

@@ -2,15 +2,9 @@
 
 #include <windows.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <iterator>
-#include <optional>
-#include <utility>
-
-#include "devices/device.h"
 
 namespace dxshim::devices::windows {
 namespace {
@@ -28,19 +22,21 @@ using CountFn = CuResult(__stdcall*)(int*);
 using DeviceFn = CuResult(__stdcall*)(CuDevice*, int);
 using LuidFn = CuResult(__stdcall*)(char*, unsigned int*, CuDevice);
 using UuidFn = CuResult(__stdcall*)(CuUuid*, CuDevice);
-using AttributeFn = CuResult(__stdcall*)(int*, int, CuDevice);
-constexpr int kAttributeTccDriver = 35;  // CU_DEVICE_ATTRIBUTE_TCC_DRIVER
 
 struct Api {
   DeviceFn device_of;
   LuidFn luid_of;
   UuidFn uuid_of;
-  AttributeFn attribute_of;  // may be null: then TCC is not asked about
+  const char* uuid_call;
 };
 
 template <typename Fn>
 Fn Symbol(HMODULE module, const char* name) {
   return reinterpret_cast<Fn>(reinterpret_cast<void*>(GetProcAddress(module, name)));
+}
+
+std::string CudaError(const char* call, CuResult status) {
+  return std::string(call) + ": CUDA error " + std::to_string(status);
 }
 
 // "GPU-" and the 16 bytes as 8-4-4-4-12 lower-case hex digits: the form nvmlDeviceGetUUID
@@ -55,106 +51,90 @@ std::string GpuUuid(const CuUuid& uuid) {
   return text;
 }
 
-// One device's LUID and UUID, or nullopt with a debug line in `out` saying what failed.
-std::optional<std::pair<std::uint64_t, std::string>> ReadDevice(int ordinal, const Api& api,
-                                                                CudaUuids& out) {
-  const auto which = "CUDA device " + std::to_string(ordinal);
+CudaDeviceAnswer ReadDevice(int ordinal, const Api& api) {
+  CudaDeviceAnswer answer;
+  answer.ordinal = ordinal;
   CuDevice device = 0;
   if (const auto status = api.device_of(&device, ordinal); status != 0) {
-    out.debug.push_back(which + ": cuDeviceGet failed (CUDA error " + std::to_string(status) + ")");
-    return std::nullopt;
-  }
-  // A board in TCC mode has no WDDM adapter, so no LUID (CUDA calls it undefined there): NVML
-  // may still name it.
-  int tcc = 0;
-  if (api.attribute_of && api.attribute_of(&tcc, kAttributeTccDriver, device) == 0 && tcc != 0) {
-    out.debug.push_back(which + ": in TCC mode, so no LUID");
-    return std::nullopt;
+    answer.error = CudaError("cuDeviceGet", status);
+    return answer;
   }
   char luid_bytes[8] = {};
   unsigned int node_mask = 0;
   if (const auto status = api.luid_of(luid_bytes, &node_mask, device); status != 0) {
-    out.debug.push_back(which + ": no LUID (cuDeviceGetLuid: CUDA error " + std::to_string(status) +
-                        ")");
-    return std::nullopt;
-  }
-  if (std::all_of(std::begin(luid_bytes), std::end(luid_bytes), [](char c) { return c == 0; })) {
-    out.debug.push_back(which + ": no LUID (cuDeviceGetLuid gave zeros)");
-    return std::nullopt;
+    answer.error = "no LUID (" + CudaError("cuDeviceGetLuid", status) + ")";
+    return answer;
   }
   CuUuid uuid{};
   if (const auto status = api.uuid_of(&uuid, device); status != 0) {
-    out.debug.push_back(which + ": cuDeviceGetUuid failed (CUDA error " + std::to_string(status) +
-                        ")");
-    return std::nullopt;
+    answer.error = "no UUID (" + CudaError(api.uuid_call, status) + ")";
+    return answer;
   }
   LUID luid{};
   std::memcpy(&luid, luid_bytes, sizeof luid);
-  const auto key =
+  answer.luid =
       (static_cast<std::uint64_t>(static_cast<std::uint32_t>(luid.HighPart)) << 32) | luid.LowPart;
-  auto text = GpuUuid(uuid);
-  if (!IsNvmlGpuUuid(text)) {
-    out.debug.push_back(which + ": CUDA gave '" + text + "', not a GPU UUID");
-    return std::nullopt;
-  }
-  return std::make_pair(key, std::move(text));
+  answer.uuid = GpuUuid(uuid);
+  answer.uuid_call = api.uuid_call;
+  return answer;
 }
 
 }  // namespace
 
-CudaUuids ReadCudaUuids() {
-  CudaUuids out;
+CudaReport ReadCudaHere() {
+  CudaReport report;
   // CUDA enumerates only the devices CUDA_VISIBLE_DEVICES names, read once at cuInit: dxshim must
   // see them all (the variable is for its containers, never for it).
   if (GetEnvironmentVariableW(L"CUDA_VISIBLE_DEVICES", nullptr, 0) > 0) {
     SetEnvironmentVariableW(L"CUDA_VISIBLE_DEVICES", nullptr);
     _putenv("CUDA_VISIBLE_DEVICES=");
-    out.debug.push_back("CUDA_VISIBLE_DEVICES was set in this process: removed before cuInit");
+    report.notes.push_back("CUDA_VISIBLE_DEVICES was set in this process: removed before cuInit");
   }
   // System32 only: never an nvcuda.dll from the current or the program's directory.
   const HMODULE cuda = LoadLibraryExW(L"nvcuda.dll", nullptr, LOAD_LIBRARY_SEARCH_SYSTEM32);
   if (!cuda) {
-    out.debug.push_back("no CUDA: nvcuda.dll could not be loaded from System32 (error " +
-                        std::to_string(GetLastError()) + ")");
-    return out;
+    report.error = "no CUDA: nvcuda.dll could not be loaded from System32 (error " +
+                   std::to_string(GetLastError()) + ")";
+    return report;
   }
   const auto init = Symbol<InitFn>(cuda, "cuInit");
   const auto count_of = Symbol<CountFn>(cuda, "cuDeviceGetCount");
   Api api{Symbol<DeviceFn>(cuda, "cuDeviceGet"), Symbol<LuidFn>(cuda, "cuDeviceGetLuid"),
-          Symbol<UuidFn>(cuda, "cuDeviceGetUuid_v2"),
-          Symbol<AttributeFn>(cuda, "cuDeviceGetAttribute")};
+          Symbol<UuidFn>(cuda, "cuDeviceGetUuid_v2"), "cuDeviceGetUuid_v2"};
   // The v2 entry (CUDA 11.4 on) differs only for MIG instances, which Windows does not have.
-  if (!api.uuid_of) api.uuid_of = Symbol<UuidFn>(cuda, "cuDeviceGetUuid");
-  if (!init || !count_of || !api.device_of || !api.luid_of || !api.uuid_of) {
-    out.debug.push_back(
-        "no CUDA: nvcuda.dll lacks cuInit, cuDeviceGetCount, cuDeviceGet, cuDeviceGetLuid or "
-        "cuDeviceGetUuid (a driver before CUDA 10)");
+  if (!api.uuid_of) {
+    api.uuid_of = Symbol<UuidFn>(cuda, "cuDeviceGetUuid");
+    api.uuid_call = "cuDeviceGetUuid";
+    if (api.uuid_of)
+      report.notes.push_back("nvcuda.dll has no cuDeviceGetUuid_v2: cuDeviceGetUuid used");
+  }
+  std::string missing;
+  const std::pair<const char*, bool> needed[] = {{"cuInit", init != nullptr},
+                                                 {"cuDeviceGetCount", count_of != nullptr},
+                                                 {"cuDeviceGet", api.device_of != nullptr},
+                                                 {"cuDeviceGetLuid", api.luid_of != nullptr},
+                                                 {"cuDeviceGetUuid", api.uuid_of != nullptr}};
+  for (const auto& [name, found] : needed) {
+    if (!found) missing += (missing.empty() ? "" : ", ") + std::string(name);
+  }
+  if (!missing.empty()) {
+    report.error = "no CUDA: nvcuda.dll lacks " + missing + " (a driver before CUDA 10)";
     FreeLibrary(cuda);
-    return out;
+    return report;
   }
   if (const auto status = init(0); status != 0) {
-    out.debug.push_back("no CUDA: cuInit failed (CUDA error " + std::to_string(status) + ")");
-    return out;  // left loaded: cuInit may have started what FreeLibrary would pull from under it
+    report.error = "no CUDA: " + CudaError("cuInit", status);
+    return report;  // left loaded: cuInit may have started what FreeLibrary would pull from under
+                    // it
   }
   int count = 0;
   if (const auto status = count_of(&count); status != 0) {
-    out.debug.push_back("no CUDA: cuDeviceGetCount failed (CUDA error " + std::to_string(status) +
-                        ")");
-    return out;
+    report.error = "no CUDA: " + CudaError("cuDeviceGetCount", status);
+    return report;
   }
-  std::map<std::uint64_t, int> seen;  // a LUID two devices give names neither
-  for (int ordinal = 0; ordinal < count; ++ordinal) {
-    auto found = ReadDevice(ordinal, api, out);
-    if (!found) continue;
-    if (++seen[found->first] > 1) {
-      out.debug.push_back("CUDA device " + std::to_string(ordinal) + ": its LUID " +
-                          FormatLuid(found->first) + " is another CUDA device's too");
-      out.by_luid.erase(found->first);
-      continue;
-    }
-    out.by_luid.emplace(found->first, std::move(found->second));
-  }
-  return out;
+  for (int ordinal = 0; ordinal < count; ++ordinal)
+    report.devices.push_back(ReadDevice(ordinal, api));
+  return report;
 }
 
 }  // namespace dxshim::devices::windows

@@ -1,25 +1,19 @@
-// Windows only: NVIDIA GPUs' UUIDs from the CUDA driver API, by adapter LUID (cuDeviceGetLuid),
-// the exact join with what DXCore reports. nvcuda.dll ships with the NVIDIA driver in System32
-// and is loaded from there only, at run time, never linked; cuInit(0) and a few queries per
-// device, no context. A node without it, or whose CUDA fails, gets nothing here, and discovery
-// falls back to NVML (devices/gpu_uuids.h).
+// Windows only: what the CUDA driver API says of each device, in this process: its adapter LUID
+// (cuDeviceGetLuid, the exact join with what DXCore reports) and its UUID. nvcuda.dll ships with
+// the NVIDIA driver in System32 and is loaded from there only, at run time, never linked; cuInit(0)
+// and a few queries per device, no context. CUDA lists its devices once per process and
+// nvcuda.dll cannot be unloaded once cuInit ran, so only the short-lived child `nvidia-uuids cuda`
+// calls this (devices/windows/nvidia_query.h); the service never loads the library.
 #pragma once
 
-#include <cstdint>
-#include <map>
-#include <string>
-#include <vector>
+#include "devices/nvidia_answers.h"
 
 namespace dxshim::devices::windows {
 
-struct CudaUuids {
-  std::map<std::uint64_t, std::string> by_luid;  // HighPart << 32 | LowPart -> "GPU-<uuid>"
-  std::vector<std::string> debug;                // why some or all are missing
-};
-
 // cuInit(0), cuDeviceGetCount, and for each device cuDeviceGet, cuDeviceGetLuid and
-// cuDeviceGetUuid_v2 (cuDeviceGetUuid on drivers without it). Never throws. nvcuda.dll stays
-// loaded once cuInit ran: the CUDA driver API has no call that undoes it.
-CudaUuids ReadCudaUuids();
+// cuDeviceGetUuid_v2 (cuDeviceGetUuid on drivers without it). Never throws: what cannot be read
+// is an error in the report. Every device is reported, whatever its driver model: a board in TCC
+// mode has no DXCore adapter, so its LUID (if CUDA gives one) matches none.
+CudaReport ReadCudaHere();
 
 }  // namespace dxshim::devices::windows

@@ -66,7 +66,11 @@ std::string WindowsDirectory() {
   std::wstring dir(GetSystemWindowsDirectoryW(nullptr, 0), L'\0');  // size includes the NUL
   const UINT n = GetSystemWindowsDirectoryW(dir.data(), static_cast<UINT>(dir.size()));
   if (n == 0 || n >= dir.size()) throw std::runtime_error("GetSystemWindowsDirectory failed");
-  return Narrow(dir.data(), n);
+  try {
+    return Narrow(dir.data(), n);
+  } catch (const Utf16Error& e) {
+    throw std::runtime_error(std::string("the Windows directory ") + e.what());
+  }
 }
 
 class Adapter {
@@ -116,7 +120,15 @@ std::string QueryDriverStorePath(std::uint64_t luid) {
           std::min<std::size_t>(info->output_value_size, output_size) / sizeof(WCHAR);
       std::wstring path(info->output_string, chars);
       path.resize(std::wcslen(path.c_str()));
-      return ExpandSystemRoot(Narrow(path.data(), path.size()), WindowsDirectory());
+      std::string utf8;
+      try {
+        utf8 = Narrow(path.data(), path.size());
+      } catch (const Utf16Error& e) {
+        throw std::runtime_error(
+            "D3DKMTQueryAdapterInfo(DRIVERSTOREPATH) reports a path that cannot be used: " +
+            std::string(e.what()));
+      }
+      return ExpandSystemRoot(utf8, WindowsDirectory());
     }
     if (info->status != kStatusBufferOverflow || info->output_value_size <= output_size ||
         info->output_value_size > kMaxOutput) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "devices/windows/dxcore_api.h"
+#include "shim/base/utf8_text.h"
 
 namespace dxshim::devices::windows {
 namespace {
@@ -54,7 +55,10 @@ std::string ReadString(dxcore::IAdapter* adapter, dxcore::Property property) {
   std::string text(size, '\0');
   if (FAILED(adapter->GetProperty(property, size, text.data()))) return {};
   text.resize(text.find('\0') == std::string::npos ? size : text.find('\0'));
-  return text;  // DXCore's DriverDescription is a NUL-terminated char string (ANSI/UTF-8)
+  // DXCore's DriverDescription is "a NULL-terminated array of CHAR that describes the driver, in
+  // UTF-8 encoding" (learn.microsoft.com, dxcore_interface.h, DXCoreAdapterProperty). It is only
+  // shown (the device table, the explanation annotation): bytes that are not UTF-8 appear as \xHH.
+  return EscapeInvalidUtf8(text);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <windows.h>
 
 #include "devices/device.h"
+#include "shim/base/utf8_text.h"
 
 namespace dxshim::devices::windows {
 namespace {
@@ -14,6 +15,7 @@ using NvmlDevice = struct NvmlDeviceOpaque*;
 constexpr unsigned kUuidBufferSize = 96;
 using InitFn = NvmlReturn (*)();
 using ShutdownFn = NvmlReturn (*)();
+using CountFn = NvmlReturn (*)(unsigned*);
 using HandleByBusIdFn = NvmlReturn (*)(const char*, NvmlDevice*);
 using UuidFn = NvmlReturn (*)(NvmlDevice, char*, unsigned);
 
@@ -22,60 +24,68 @@ Fn Symbol(HMODULE module, const char* name) {
   return reinterpret_cast<Fn>(reinterpret_cast<void*>(GetProcAddress(module, name)));
 }
 
+std::string NvmlError(const char* call, NvmlReturn status) {
+  return std::string(call) + " failed (NVML error " + std::to_string(status) + ")";
+}
+
 }  // namespace
 
-NvmlUuids ReadNvmlUuids(const std::vector<std::string>& bus_ids) {
-  NvmlUuids out;
-  if (bus_ids.empty()) return out;
+NvmlReport ReadNvmlHere(const std::vector<std::string>& bus_ids) {
+  NvmlReport report;
   // System32 only: never a nvml.dll from the current or the program's directory.
   const HMODULE nvml = LoadLibraryExW(L"nvml.dll", nullptr, LOAD_LIBRARY_SEARCH_SYSTEM32);
   if (!nvml) {
-    out.debug.push_back("no NVIDIA UUIDs: nvml.dll could not be loaded from System32 (error " +
-                        std::to_string(GetLastError()) + ")");
-    return out;
+    report.error = "no NVIDIA UUIDs: nvml.dll could not be loaded from System32 (error " +
+                   std::to_string(GetLastError()) + ")";
+    return report;
   }
   const auto init = Symbol<InitFn>(nvml, "nvmlInit_v2");
   const auto shutdown = Symbol<ShutdownFn>(nvml, "nvmlShutdown");
+  const auto count_of = Symbol<CountFn>(nvml, "nvmlDeviceGetCount_v2");
   const auto by_bus_id = Symbol<HandleByBusIdFn>(nvml, "nvmlDeviceGetHandleByPciBusId_v2");
   const auto uuid_of = Symbol<UuidFn>(nvml, "nvmlDeviceGetUUID");
   if (!init || !shutdown || !by_bus_id || !uuid_of) {
-    out.debug.push_back(
+    report.error =
         "no NVIDIA UUIDs: nvml.dll lacks nvmlInit_v2, nvmlShutdown, "
-        "nvmlDeviceGetHandleByPciBusId_v2 or nvmlDeviceGetUUID");
+        "nvmlDeviceGetHandleByPciBusId_v2 or nvmlDeviceGetUUID";
     FreeLibrary(nvml);
-    return out;
+    return report;
   }
   if (const auto status = init(); status != 0) {
-    out.debug.push_back("no NVIDIA UUIDs: nvmlInit_v2 failed (NVML error " +
-                        std::to_string(status) + ")");
+    report.error = "no NVIDIA UUIDs: " + NvmlError("nvmlInit_v2", status);
     FreeLibrary(nvml);
-    return out;
+    return report;
+  }
+  unsigned count = 0;
+  if (!count_of) {
+    report.notes.push_back(
+        "nvml.dll lacks nvmlDeviceGetCount_v2: the NVIDIA GPUs it sees are not counted");
+  } else if (const auto status = count_of(&count); status != 0) {
+    report.notes.push_back(NvmlError("nvmlDeviceGetCount_v2", status));
+  } else {
+    report.device_count = count;
   }
   for (const auto& id : bus_ids) {
     NvmlDevice device = nullptr;
     char uuid[kUuidBufferSize] = {};
     if (const auto status = by_bus_id(id.c_str(), &device); status != 0) {
-      out.debug.push_back("no UUID for PCI " + id +
-                          ": nvmlDeviceGetHandleByPciBusId_v2 failed (NVML error " +
-                          std::to_string(status) + ")");
+      report.misses[id] = NvmlError("nvmlDeviceGetHandleByPciBusId_v2", status);
       continue;
     }
     if (const auto status = uuid_of(device, uuid, kUuidBufferSize); status != 0) {
-      out.debug.push_back("no UUID for PCI " + id + ": nvmlDeviceGetUUID failed (NVML error " +
-                          std::to_string(status) + ")");
+      report.misses[id] = NvmlError("nvmlDeviceGetUUID", status);
       continue;
     }
     uuid[kUuidBufferSize - 1] = '\0';
     if (!IsNvmlGpuUuid(uuid)) {
-      out.debug.push_back("no UUID for PCI " + id + ": NVML gave '" + std::string(uuid) +
-                          "', not a GPU UUID");
+      report.misses[id] = "NVML gave '" + EscapeInvalidUtf8(uuid) + "', not a GPU UUID";
       continue;
     }
-    out.by_bus_id[id] = uuid;
+    report.uuids[id] = uuid;
   }
   shutdown();
   FreeLibrary(nvml);
-  return out;
+  return report;
 }
 
 }  // namespace dxshim::devices::windows

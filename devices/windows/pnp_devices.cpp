@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "devices/runtime_files.h"
 #include "devices/windows/wide_text.h"
 
 namespace dxshim::devices::windows {
@@ -42,18 +41,22 @@ std::optional<std::vector<BYTE>> ReadProperty(DEVINST node, const DEVPROPKEY& ke
   return std::nullopt;
 }
 
-std::string StringProperty(DEVINST node, const DEVPROPKEY& key) {
+// Throws Utf16Error for text with an unpaired surrogate unless `surrogates` shows them.
+std::string StringProperty(DEVINST node, const DEVPROPKEY& key,
+                           Surrogates surrogates = Surrogates::kRefuse) {
   DEVPROPTYPE type = 0;
   const auto data = ReadProperty(node, key, type);
   if (!data || type != DEVPROP_TYPE_STRING) return {};
-  return Utf8FromWideBytes(data->data(), data->size(), /*stop_at_nul=*/true);
+  return Utf8FromWideBytes(data->data(), data->size(), /*stop_at_nul=*/true, surrogates);
 }
 
 std::vector<std::string> StringListProperty(DEVINST node, const DEVPROPKEY& key) {
   DEVPROPTYPE type = 0;
   const auto data = ReadProperty(node, key, type);
   if (!data || type != DEVPROP_TYPE_STRING_LIST) return {};
-  return SplitMultiSz(Utf8FromWideBytes(data->data(), data->size(), /*stop_at_nul=*/false));
+  std::wstring text(data->size() / sizeof(wchar_t), L'\0');
+  std::memcpy(text.data(), data->data(), text.size() * sizeof(wchar_t));
+  return Utf8FromMultiSz(text.data(), text.size());
 }
 
 std::optional<std::uint32_t> Uint32Property(DEVINST node, const DEVPROPKEY& key) {
@@ -110,14 +113,26 @@ std::map<std::uint64_t, PnpFacts> PnpDevicesByLuid() {
     const auto luid = LuidProperty(node);
     if (!luid) continue;
     PnpFacts facts;
-    facts.instance_id = Utf8FromWide(id);
-    facts.location_paths = StringListProperty(node, DEVPKEY_Device_LocationPaths);
-    facts.driver_key = StringProperty(node, DEVPKEY_Device_Driver);
-    facts.description = StringProperty(node, DEVPKEY_Device_DeviceDesc);
-    facts.manufacturer = StringProperty(node, DEVPKEY_Device_Manufacturer);
+    // What names the device (its id, location path, driver key) must convert exactly, or the
+    // GPU is skipped naming the property (MakeWindowsDevice); descriptive text shows a surrogate.
+    facts.instance_id = Utf8FromWide(id, Surrogates::kShow);
+    const auto exact = [&](const char* property, const auto& read) {
+      try {
+        read();
+      } catch (const Utf16Error& e) {
+        if (facts.unreadable.empty()) facts.unreadable = std::string(property) + " " + e.what();
+      }
+    };
+    exact("its instance id", [&] { facts.instance_id = Utf8FromWide(id); });
+    exact("DEVPKEY_Device_LocationPaths",
+          [&] { facts.location_paths = StringListProperty(node, DEVPKEY_Device_LocationPaths); });
+    exact("DEVPKEY_Device_Driver",
+          [&] { facts.driver_key = StringProperty(node, DEVPKEY_Device_Driver); });
+    facts.description = StringProperty(node, DEVPKEY_Device_DeviceDesc, Surrogates::kShow);
+    facts.manufacturer = StringProperty(node, DEVPKEY_Device_Manufacturer, Surrogates::kShow);
     facts.bus_number = Uint32Property(node, DEVPKEY_Device_BusNumber);
     facts.address = Uint32Property(node, DEVPKEY_Device_Address);
-    facts.location_info = StringProperty(node, DEVPKEY_Device_LocationInfo);
+    facts.location_info = StringProperty(node, DEVPKEY_Device_LocationInfo, Surrogates::kShow);
     out[*luid] = std::move(facts);
   }
   return out;

@@ -58,7 +58,9 @@ void ReadSubkey(HKEY driver, const wchar_t* subkey, const std::string& subkey_na
       }
     }
     if (status == ERROR_NO_MORE_ITEMS) break;
-    const std::string value = subkey_name + "\\" + Narrow(name.c_str(), name_len);
+    // The value's name is only shown; its data is used, so it must convert exactly.
+    const std::string value =
+        subkey_name + "\\" + Narrow(name.c_str(), name_len, Surrogates::kShow);
     if (status != ERROR_SUCCESS) {
       refused.push_back(value + ": cannot be read (error " + std::to_string(status) + ")");
       continue;
@@ -67,9 +69,11 @@ void ReadSubkey(HKEY driver, const wchar_t* subkey, const std::string& subkey_na
       refused.push_back(value + ": not REG_MULTI_SZ (type " + std::to_string(type) + ")");
       continue;
     }
-    const auto strings = SplitMultiSz(Narrow(data.data(), data_len / sizeof(wchar_t)));
     try {
+      const auto strings = Utf8FromMultiSz(data.data(), data_len / sizeof(wchar_t));
       found.push_back(ParseCopyToVmValue(strings));
+    } catch (const Utf16Error& e) {
+      refused.push_back(value + ": " + e.what());
     } catch (const std::invalid_argument& e) {
       refused.push_back(value + ": " + e.what());
     }

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <exception>
 
-#include "devices/windows/cuda_uuids.h"
+#include "devices/gpu_uuids.h"
 #include "devices/windows/driver_store.h"
-#include "devices/windows/nvml_uuids.h"
 #include "devices/windows/pnp_devices.h"
 #include "devices/windows/registry_runtime_files.h"
 #include "devices/windows_adapter.h"
@@ -15,27 +14,37 @@ namespace dxshim::devices::windows {
 namespace {
 
 // NVIDIA GPUs' UUIDs (CUDA_VISIBLE_DEVICES in their containers): CUDA by LUID, else NVML by PCI
-// address. Neither library is loaded on a node without NVIDIA adapters.
+// address, each asked in a child. Neither is asked on a node without NVIDIA adapters, and NVML only
+// when CUDA did not name every one.
 void NameNvidiaGpus(const std::vector<std::pair<std::size_t, NvidiaAdapter>>& nvidia,
-                    WindowsDiscoveryResult& result) {
+                    const NvidiaQuery& query, WindowsDiscoveryResult& result) {
   if (nvidia.empty()) return;
   std::vector<NvidiaAdapter> adapters;
   for (const auto& [index, adapter] : nvidia) adapters.push_back(adapter);
-  auto cuda = ReadCudaUuids();
-  for (auto& line : cuda.debug) result.debug.push_back(std::move(line));
+  const auto cuda = AskCuda(query);
+  auto& debug = result.debug;
+  // A child that hung, crashed or garbled its answer is worth a warning: it costs every
+  // discovery its deadline. No CUDA on the node is a fact, a debug line.
+  if (!cuda.error.empty()) (cuda.child_failed ? result.warnings : debug).push_back(cuda.error);
+  debug.insert(debug.end(), cuda.notes.begin(), cuda.notes.end());
+  const auto by_luid = CudaUuidsByLuid(cuda, debug);
   const auto found = MatchNvidiaUuids(
-      adapters, cuda.by_luid,
-      [&result](const std::vector<std::string>& bus_ids) {
-        auto nvml = ReadNvmlUuids(bus_ids);
-        for (auto& line : nvml.debug) result.debug.push_back(std::move(line));
-        return nvml.by_bus_id;
+      adapters, by_luid,
+      [&query, &debug, &result](const std::vector<std::string>& bus_ids) {
+        const auto nvml = AskNvml(query, bus_ids);
+        if (!nvml.error.empty())
+          (nvml.child_failed ? result.warnings : debug).push_back(nvml.error);
+        debug.insert(debug.end(), nvml.notes.begin(), nvml.notes.end());
+        for (const auto& [bus_id, why] : nvml.misses) {
+          debug.push_back("NVML has no UUID for PCI " + bus_id + ": " + why);
+        }
+        return NvmlAnswer{nvml.uuids, nvml.device_count, nvml.error};
       },
-      result.debug);
+      debug);
   for (std::size_t i = 0; i < nvidia.size(); ++i) {
-    if (!found[i]) continue;
     auto& device = result.devices[nvidia[i].first];
-    device.uuid = found[i]->uuid;
-    result.uuid_found_by[device.id] = found[i]->path;
+    device.uuid = found[i].uuid;
+    device.uuid_found_by = found[i].found_by;
   }
 }
 
@@ -96,7 +105,7 @@ WindowsDiscoveryResult WindowsDiscovery::Discover(DriverFiles driver_files) {
       result.warnings.push_back("skipped " + name + ": " + e.what());
     }
   }
-  NameNvidiaGpus(nvidia, result);
+  NameNvidiaGpus(nvidia, nvidia_, result);
   std::sort(result.devices.begin(), result.devices.end(),
             [](const Device& a, const Device& b) { return a.location_path < b.location_path; });
   return result;

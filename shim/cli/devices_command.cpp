@@ -67,6 +67,12 @@ int RunDevices(int argc, char** argv) {
   try {
     found = devices::SelectUsable(source->Load(), include_integrated, include_detachable);
     for (const auto& warning : source->Warnings()) std::cerr << "warning: " << warning << "\n";
+    for (const auto& d : found) {
+      if (d.uuid_found_by.starts_with("none: ")) {
+        std::cerr << "note: no UUID for " << d.id
+                  << ", so no CUDA_VISIBLE_DEVICES for it: " << d.uuid_found_by.substr(6) << "\n";
+      }
+    }
   } catch (const std::exception& e) {
     std::cerr << "dxshim devices: " << e.what() << "\n";
     return 1;  // the source could not be read: discovery failed

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string_view>
 
 #include "config/serve_config.h"
@@ -15,6 +16,7 @@
 #include "shim/cli/platform.h"
 #include "shim/cli/serve_command_line.h"
 #include "shim/doctor/doctor.h"
+#include "shim/doctor/windows_exporter_check.h"
 
 namespace dxshim {
 namespace {
@@ -28,10 +30,16 @@ po::options_description Options() {
       "dxshim doctor [options]\n\nChecks this node's GPU path with the configuration serve "
       "reads (--config, else the installed " +
       InstalledConfigPath() + " when it exists) and says what to fix");
+  const std::string windows_exporter_help =
+      std::string(
+          "HOST:PORT of windows_exporter, whose gpu collector the monitoring join needs "
+          "(on Windows nodes ") +
+      doctor::kWindowsExporterAddress + " unless given; none: not checked)";
   desc.add_options()("output,o", po::value<std::string>()->default_value("table"),
                      "table or json ([{check, status, detail, fix}])")(
       "timeout", po::value<std::string>()->default_value("3s"),
-      "how long each call (CRI, the plugin's list, /readyz) may take");
+      "how long each call (CRI, the plugin's list, /readyz, windows_exporter's /metrics) may "
+      "take")("windows-exporter", po::value<std::string>(), windows_exporter_help.c_str());
   return desc;
 }
 
@@ -103,7 +111,8 @@ void PrintJson(const Checks& checks) {
 // Check 1: serve's configuration as serve reads it. False when it is not valid.
 bool ReadConfiguration(int argc, char** argv, const po::options_description& desc,
                        config::ServeConfig& cfg, std::chrono::milliseconds& timeout,
-                       std::string& output, Checks& checks, bool& help) {
+                       std::string& output, std::optional<std::string>& windows_exporter,
+                       Checks& checks, bool& help) {
   try {
     po::variables_map vm;
     if (!ReadServeOptions(argc, argv, desc, config::ServeKeys(), cfg, vm, InstalledConfigPath())) {
@@ -125,6 +134,7 @@ bool ReadConfiguration(int argc, char** argv, const po::options_description& des
     timeout = std::min<std::chrono::milliseconds>(
         config::ParseDuration(vm["timeout"].as<std::string>()), std::chrono::minutes(10));
     output = vm["output"].as<std::string>();  // as the parser read it (-ojson, --out json)
+    if (vm.count("windows-exporter")) windows_exporter = vm["windows-exporter"].as<std::string>();
     checks.push_back(doctor::Ok("configuration", source + (flags.empty() ? "" : " and" + flags) +
                                                      ": valid (listen " + cfg.listen +
                                                      ", runtime " + cfg.runtime + ", target " +
@@ -153,7 +163,9 @@ int RunDoctor(int argc, char** argv) {
   Checks checks;
   bool help = false;
   std::chrono::milliseconds timeout{3000};
-  const bool valid = ReadConfiguration(argc, argv, Options(), cfg, timeout, output, checks, help);
+  std::optional<std::string> windows_exporter;
+  const bool valid = ReadConfiguration(argc, argv, Options(), cfg, timeout, output,
+                                       windows_exporter, checks, help);
   if (help) return 0;
   if (!known_output(output)) return 2;
   // Only problems go to stderr; stdout is the report.
@@ -169,6 +181,10 @@ int RunDoctor(int argc, char** argv) {
     doctor::DoctorSetup setup;
     setup.cfg = cfg;
     setup.windows_node = WindowsNode();
+    // windows_exporter runs on Windows nodes only: elsewhere it is checked only when named.
+    setup.windows_exporter = windows_exporter.value_or(
+        setup.windows_node ? std::string(doctor::kWindowsExporterAddress) : std::string());
+    if (setup.windows_exporter == "none") setup.windows_exporter.clear();
     // Named as an operator writes them (unix:///path even where the file says /path).
     setup.listen.dial = ParseEndpoint(cfg.listen);
     setup.listen.name = setup.listen.dial.ToString();

@@ -244,8 +244,13 @@ int RunInstall(int argc, char** argv) {
     std::cerr << "dxshim install: " << e.what() << "\n";
     return node::kUsage;
   }
-  o.plan.dxshim_command_line =
-      "\"" + ThisProgram() + "\" serve --config \"" + o.plan.dxshim_config + "\"";
+  try {
+    o.plan.dxshim_command_line =
+        "\"" + ThisProgram() + "\" serve --config \"" + o.plan.dxshim_config + "\"";
+  } catch (const std::exception& e) {  // a path with no UTF-8 form (wide_text.h)
+    std::cerr << "dxshim install: the path of this program " << e.what() << "\n";
+    return node::kFailed;
+  }
   PipeProbe probe;
   return node::Install(*system, probe, o);
 #else

@@ -12,6 +12,7 @@
 #include "shim/cli/devices_command.h"
 #include "shim/cli/doctor_command.h"
 #include "shim/cli/install_command.h"
+#include "shim/cli/platform.h"
 #include "shim/cli/rewrite_command.h"
 #include "shim/cli/serve_command.h"
 #include "shim/version/build_info.h"
@@ -51,6 +52,8 @@ int main(int argc, char** argv) {
   if (command == "doctor") return dxshim::RunDoctor(argc - 1, argv + 1);
   if (command == "install") return dxshim::RunInstall(argc - 1, argv + 1);
   if (command == "uninstall") return dxshim::RunUninstall(argc - 1, argv + 1);
+  // Hidden: the child in which Windows discovery asks CUDA and NVML (shim/cli/platform.h).
+  if (command == "nvidia-uuids") return dxshim::RunNvidiaUuids({argv + 2, argv + argc});
   if (command == "version" || command == "--version") {
     std::cout << dxshim::VersionLine() << "\n";
     return 0;

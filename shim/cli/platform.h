@@ -87,4 +87,9 @@ class Utf8Console {
   [[maybe_unused]] unsigned previous_ = 0;  // Windows: the code page before
 };
 
+// The hidden command `dxshim nvidia-uuids cuda | nvml BUSID...`: the short-lived child in which
+// Windows discovery asks CUDA and NVML (devices/windows/nvidia_query.h), so that serve never loads
+// their DLLs. Elsewhere: refused (exit 2), it runs on Windows nodes only.
+int RunNvidiaUuids(const std::vector<std::string>& args);
+
 }  // namespace dxshim

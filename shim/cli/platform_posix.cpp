@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 
 #include "shim/cli/platform.h"
 #ifdef __linux__
@@ -64,6 +65,12 @@ bool WaitForNotifications(const std::atomic<bool>& stopping, const std::function
     changed();
   }
   return false;
+}
+
+int RunNvidiaUuids(const std::vector<std::string>& /*args*/) {
+  std::fputs("dxshim nvidia-uuids: runs on Windows nodes only (it asks nvcuda.dll and nvml.dll)\n",
+             stderr);
+  return 2;
 }
 
 }  // namespace dxshim

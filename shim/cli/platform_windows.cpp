@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "devices/windows/nvidia_query.h"
+#include "devices/windows/wide_text.h"
 #include "shim/cli/platform.h"
 #include "shim/windows/pipe_transport.h"
 #include "shim/windows/service.h"
@@ -75,9 +77,13 @@ Utf8Console::~Utf8Console() {
 }
 
 std::string InstalledConfigPath() {
-  char data[MAX_PATH] = {};
-  const DWORD n = GetEnvironmentVariableA("ProgramData", data, MAX_PATH);
-  const std::string root = n > 0 && n < MAX_PATH ? std::string(data, n) : "C:\\ProgramData";
+  // The W call: the A one gives the ANSI code page, and the path is used as UTF-8.
+  wchar_t data[MAX_PATH] = {};
+  const DWORD n = GetEnvironmentVariableW(L"ProgramData", data, MAX_PATH);
+  // Only read (doctor): a surrogate with no UTF-8 form is shown, and names no file that exists.
+  const std::string root =
+      n > 0 && n < MAX_PATH ? devices::windows::Narrow(data, n, devices::windows::Surrogates::kShow)
+                            : "C:\\ProgramData";
   return root + "\\dxshim\\dxshim.yaml";
 }
 
@@ -128,6 +134,10 @@ bool WaitForNotifications(const std::atomic<bool>& stopping, const std::function
     changed();
   }
   return false;
+}
+
+int RunNvidiaUuids(const std::vector<std::string>& args) {
+  return devices::windows::RunNvidiaUuidsCommand(args);
 }
 
 }  // namespace dxshim

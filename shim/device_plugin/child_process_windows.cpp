@@ -5,59 +5,25 @@
 // clang-format on
 
 #include <atomic>
-#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "devices/windows/child_run.h"
 #include "devices/windows/wide_text.h"
 #include "shim/device_plugin/child_process.h"
 
 namespace dxshim::device_plugin {
 namespace {
 
+using devices::windows::AppendArgument;
+using devices::windows::OwnedHandle;
 using devices::windows::Widen;
 
 std::runtime_error Failed(const char* what) {
   return std::runtime_error(std::string(what) + " failed (error " + std::to_string(GetLastError()) +
                             ")");
 }
-
-// One argument as the C runtime's command-line parser reads it back: quoted when it has a space,
-// tab or quote; backslashes doubled only where they precede a quote.
-void AppendArgument(std::wstring& line, const std::wstring& arg) {
-  if (!line.empty()) line += L' ';
-  if (!arg.empty() && arg.find_first_of(L" \t\n\v\"") == std::wstring::npos) {
-    line += arg;
-    return;
-  }
-  line += L'"';
-  std::size_t backslashes = 0;
-  for (const wchar_t c : arg) {
-    if (c == L'\\') {
-      ++backslashes;
-      continue;
-    }
-    line.append(c == L'"' ? backslashes * 2 + 1 : backslashes, L'\\');
-    backslashes = 0;
-    line += c;
-  }
-  line.append(backslashes * 2, L'\\');
-  line += L'"';
-}
-
-struct OwnedHandle {
-  HANDLE h = nullptr;
-  OwnedHandle() = default;
-  explicit OwnedHandle(HANDLE handle) : h(handle) {}
-  ~OwnedHandle() { Close(); }
-  OwnedHandle(const OwnedHandle&) = delete;
-  OwnedHandle& operator=(const OwnedHandle&) = delete;
-  void Close() {
-    if (h && h != INVALID_HANDLE_VALUE) CloseHandle(h);
-    h = nullptr;
-  }
-};
 
 }  // namespace
 
@@ -94,11 +60,10 @@ ChildProcess::ChildProcess(const std::vector<std::string>& args)
   DWORD no_wait = PIPE_NOWAIT;
   SetNamedPipeHandleState(handles_->notify.h, &no_wait, nullptr, nullptr);
 
-  wchar_t self[MAX_PATH * 4];
-  const DWORD length = GetModuleFileNameW(nullptr, self, static_cast<DWORD>(std::size(self)));
-  if (length == 0 || length >= std::size(self)) throw Failed("GetModuleFileName");
+  const auto self = devices::windows::ThisProgramPath();
+  if (self.empty()) throw Failed("GetModuleFileName");
   std::wstring line;
-  AppendArgument(line, std::wstring(self, length));
+  AppendArgument(line, self);
   for (const auto& arg : args) AppendArgument(line, Widen(arg));
 
   // Only the two pipe ends are inherited, whatever else is inheritable in this process.
@@ -110,22 +75,27 @@ ChildProcess::ChildProcess(const std::vector<std::string>& args)
   if (!InitializeProcThreadAttributeList(list, 1, 0, &size)) {
     throw Failed("InitializeProcThreadAttributeList");
   }
-  const bool listed = UpdateProcThreadAttribute(list, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST,
-                                                inherited, sizeof inherited, nullptr, nullptr);
+  // Without the list the child would inherit every inheritable handle here: not started then.
+  if (!UpdateProcThreadAttribute(list, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherited,
+                                 sizeof inherited, nullptr, nullptr)) {
+    const auto error = Failed("UpdateProcThreadAttribute(PROC_THREAD_ATTRIBUTE_HANDLE_LIST)");
+    DeleteProcThreadAttributeList(list);
+    throw error;
+  }
   STARTUPINFOEXW startup{};
   startup.StartupInfo.cb = sizeof startup;
   startup.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
   startup.StartupInfo.hStdInput = notify_read.h;
   startup.StartupInfo.hStdOutput = log_write.h;
   startup.StartupInfo.hStdError = log_write.h;
-  startup.lpAttributeList = listed ? list : nullptr;
+  startup.lpAttributeList = list;
   PROCESS_INFORMATION info{};
   // No console of its own (a service has none to share, and Ctrl-C in a console is serve's to
   // handle: it stops the child itself); suspended until it is in the job.
-  const BOOL created = CreateProcessW(
-      nullptr, line.data(), nullptr, nullptr, TRUE,
-      CREATE_SUSPENDED | CREATE_NO_WINDOW | (listed ? EXTENDED_STARTUPINFO_PRESENT : 0), nullptr,
-      nullptr, &startup.StartupInfo, &info);
+  const BOOL created =
+      CreateProcessW(nullptr, line.data(), nullptr, nullptr, TRUE,
+                     CREATE_SUSPENDED | CREATE_NO_WINDOW | EXTENDED_STARTUPINFO_PRESENT, nullptr,
+                     nullptr, &startup.StartupInfo, &info);
   DeleteProcThreadAttributeList(list);
   if (!created) throw Failed("CreateProcess");
   handles_->process.h = info.hProcess;

@@ -8,6 +8,7 @@
 #include "shim/doctor/metrics_check.h"
 #include "shim/doctor/other_gpu_plugins_check.h"
 #include "shim/doctor/plugin_check.h"
+#include "shim/doctor/windows_exporter_check.h"
 
 namespace dxshim::doctor {
 namespace {
@@ -44,6 +45,11 @@ void RunChecks(const DoctorSetup& setup, Checks& checks) {
   if (!setup.cfg.metrics_listen.empty()) {
     Run(checks, "metrics",
         [&] { return Checks{CheckMetrics(setup.cfg.metrics_listen, setup.runtime.timeout)}; });
+  }
+  if (!setup.windows_exporter.empty()) {
+    Run(checks, "windows_exporter", [&] {
+      return Checks{CheckWindowsExporter(setup.windows_exporter, gpus, setup.runtime.timeout)};
+    });
   }
   Run(checks, "holders", [&] {
     if (!direct) {

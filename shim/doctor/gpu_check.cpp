@@ -38,7 +38,7 @@ Checks CheckGpus(const config::ServeConfig& cfg, std::vector<devices::Device>& f
       what = d.vendor + " " + what;
     }
     what +=
-        ", " + devices::FormatBytes(d.dedicated_memory) + ", LUID " + devices::CounterLuid(d.luid);
+        ", " + devices::FormatBytes(d.dedicated_memory) + ", LUID " + devices::FormatLuid(d.luid);
     if (!d.driver_version.empty()) what += ", driver " + d.driver_version;
     const auto target = ConfiguredTarget(cfg);
     std::vector<std::string> missing;

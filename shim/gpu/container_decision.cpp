@@ -328,6 +328,23 @@ Decision Decide(const runtime::v1::CreateContainerRequest& request,
   decision.plan = PlanInjection(config, placed.devices, placed.exclusive, decision.why,
                                 narrow ? class_index : std::nullopt, target,
                                 MemoryBudget{placed.memory, placed.memory_asked, own});
+  if (!decision.plan.not_utf8.empty()) {
+    // The node's facts are at fault, not the pod: a request dxshim parsed holds only valid UTF-8
+    // (C++ protobuf refuses anything else in a proto3 string), so what is not came from the device
+    // inventory, discovery or the configuration. Never forwarded: containerd 2.2 and later refuse
+    // it ("string field contains invalid UTF-8"), after dxshim would have held the GPUs for it.
+    // The first two (a DriverStore folder at fault is in every mount of its GPU), then how many.
+    const auto& all = decision.plan.not_utf8;
+    std::string fields;
+    for (std::size_t i = 0; i < all.size() && i < 2; ++i) fields += (i ? "; " : "") + all[i];
+    if (all.size() > 2) fields += "; and " + std::to_string(all.size() - 2) + " more";
+    throw DecisionError(
+        grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kNotUtf8,
+        about_container + "not creating it with text that is not UTF-8, which a " +
+            "CRI request must not carry (containerd 2.2 and later refuse it): " + fields +
+            "; fix the GPU's entry in the device inventory or its driver's " +
+            "registration on this node");
+  }
   return decision;
 }
 

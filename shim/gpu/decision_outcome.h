@@ -20,6 +20,7 @@ enum class DecisionOutcome {
   kRuntimeFailure,   // dxshim rewrote the request, the runtime did not create the container
   kVmSandbox,        // the pod's runtime handler runs it in a VM (vm-runtime-handlers)
   kFilesGone,        // runtime files vanished from the host (a driver change) and no others came
+  kNotUtf8,          // a string dxshim would add (from the node's device facts) is not UTF-8
 };
 inline constexpr DecisionOutcome kAllDecisionOutcomes[] = {
     DecisionOutcome::kInjected,       DecisionOutcome::kPassedThrough,
@@ -28,7 +29,7 @@ inline constexpr DecisionOutcome kAllDecisionOutcomes[] = {
     DecisionOutcome::kNamespace,      DecisionOutcome::kNotSynced,
     DecisionOutcome::kRuntimeFailure, DecisionOutcome::kVmSandbox,
     DecisionOutcome::kFilesGone,      DecisionOutcome::kMemoryExhausted,
-    DecisionOutcome::kMemoryTooLarge};
+    DecisionOutcome::kMemoryTooLarge, DecisionOutcome::kNotUtf8};
 // The label value: "injected", "passed_through", "invalid_annotation", "no_match", ...
 constexpr const char* ToString(DecisionOutcome outcome) {
   switch (outcome) {
@@ -58,6 +59,8 @@ constexpr const char* ToString(DecisionOutcome outcome) {
       return "vm_sandbox";
     case DecisionOutcome::kFilesGone:
       return "runtime_files_gone";
+    case DecisionOutcome::kNotUtf8:
+      return "not_utf8";
   }
   return "unknown";
 }

@@ -19,13 +19,16 @@ GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices,
                                  std::optional<std::uint64_t> budget) {
   GpuEnvironment env;
   if (devices.empty()) return env;
-  std::string cuda, without_uuid;
+  std::string cuda, without_uuid, found_by;
   for (const auto& d : devices) {
     if (d.vendor_id != devices::kNvidiaVendorId) continue;
+    // How discovery found each UUID, or why it found none (an inventory's GPU: not said).
+    const auto how = d.uuid_found_by.empty() ? "" : " (" + d.uuid_found_by + ")";
     if (d.uuid.empty()) {
-      without_uuid += (without_uuid.empty() ? "" : ", ") + d.id;
+      without_uuid += (without_uuid.empty() ? "" : ", ") + d.id + how;
     } else {
       cuda += (cuda.empty() ? "" : ",") + d.uuid;
+      if (!how.empty()) found_by += (found_by.empty() ? "" : ", ") + d.uuid + how;
     }
   }
   if (!without_uuid.empty()) {
@@ -33,6 +36,9 @@ GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices,
                         without_uuid);
   } else if (!cuda.empty()) {
     env.variables.emplace_back(kCudaVisibleDevicesEnv, std::move(cuda));
+    if (!found_by.empty()) {
+      env.notes.push_back(std::string(kCudaVisibleDevicesEnv) + ": " + found_by);
+    }
   }
   env.variables.emplace_back(
       "DXSHIM_GPU_LUIDS", Join(devices, [](const auto& d) { return devices::FormatLuid(d.luid); }));

@@ -3,9 +3,10 @@
 // (microsoft/Windows-Containers#333), so the container must be told which ones are its own.
 //   CUDA_VISIBLE_DEVICES       GPU-<uuid>,...  NVIDIA GPUs, when each one given has a known UUID
 //                              (CUDA takes UUIDs there, so it holds however many GPUs are shown)
-//   DXSHIM_GPU_LUIDS           0xHIGH:0xLOW,... as DXGI EnumAdapterByLuid / DXCore
-//                              GetAdapterByLuid take them (a process-isolated container shares
-//                              the host's kernel, so these are the LUIDs it sees)
+//   DXSHIM_GPU_LUIDS           0x00000000_0x0000D1A2,... (devices::FormatLuid: high part, low
+//                              part), the LUIDs DXGI EnumAdapterByLuid / DXCore GetAdapterByLuid
+//                              take (a process-isolated container shares the host's kernel, so
+//                              these are the LUIDs it sees)
 //   DXSHIM_GPU_LOCATION_PATHS  the PnP location paths (the device nodes on the linux target)
 //   DXSHIM_GPU_VENDOR_IDS      0x10de,...
 //   DXSHIM_GPU_MEMORY_BYTES    the bytes of GPU memory this container may use on each GPU: its

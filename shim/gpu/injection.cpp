@@ -5,6 +5,7 @@
 
 #include "devices/dxshim_keys.h"
 #include "devices/runtime_files.h"
+#include "shim/base/utf8_text.h"
 #include "shim/gpu/container_path.h"
 #include "shim/gpu/gpu_environment.h"
 
@@ -18,6 +19,16 @@ bool Windows(const TargetOptions& t) { return t.target == config::Target::kWindo
 bool SamePath(std::string_view a, std::string_view b, const TargetOptions& t) {
   return Windows(t) ? devices::EqualsIgnoreCase(a, b) : a == b;
 }
+
+// Lists `field` in plan.not_utf8 when `value` is not valid UTF-8, saying where it came from
+// (`from`, already escaped). A proto3 string must be UTF-8: containerd 2.2+ refuses the request.
+void CheckUtf8(std::string_view value, const std::string& field, const std::string& from,
+               InjectionPlan& plan) {
+  if (auto why = Utf8Problem(value)) plan.not_utf8.push_back(field + " " + *why + ", from " + from);
+}
+
+// "GPU <id>" for a message, the id shown valid UTF-8.
+std::string GpuName(const devices::Device& d) { return "GPU " + EscapeInvalidUtf8(d.id); }
 
 std::string ContainerPath(const devices::RuntimeFile& f, bool wow64, const TargetOptions& t) {
   if (Windows(t)) {
@@ -65,6 +76,14 @@ bool IsClassDevice(const runtime::v1::Device& entry) {
 
 namespace {
 
+// The device entry's strings, from `d`'s location path.
+void CheckDeviceEntry(const runtime::v1::Device& entry, const devices::Device& d,
+                      InjectionPlan& plan) {
+  const auto from = GpuName(d) + "'s location path";
+  CheckUtf8(entry.host_path(), "device host_path", from, plan);
+  CheckUtf8(entry.container_path(), "device container_path", from, plan);
+}
+
 // The devices not already in the config; the first replaces the class entry at `narrow_index`.
 void PlanDevices(const runtime::v1::ContainerConfig& config,
                  const std::vector<devices::Device>& devices, std::optional<int> narrow_index,
@@ -73,6 +92,7 @@ void PlanDevices(const runtime::v1::ContainerConfig& config,
     const bool present = std::any_of(config.devices().begin(), config.devices().end(),
                                      [&](const auto& e) { return NamesDevice(e, d, target); });
     if (present) continue;
+    CheckDeviceEntry(DeviceEntry(d, target), d, plan);
     if (narrow_index && !plan.replace_index) {
       plan.replace_index = narrow_index;
       plan.replacement = DeviceEntry(d, target);
@@ -120,6 +140,10 @@ void PlanMounts(const runtime::v1::ContainerConfig& config,
           continue;
         }
         taken.push_back(std::move(key));
+        const auto file = GpuName(d) + "'s runtime file " + EscapeInvalidUtf8(f.source) + " => " +
+                          EscapeInvalidUtf8(f.destination);
+        CheckUtf8(host, "mount host_path", file + " in its DriverStore folder", plan);
+        CheckUtf8(inside, "mount container_path", file, plan);
         runtime::v1::Mount m;
         m.set_host_path(host);
         m.set_container_path(inside);
@@ -157,6 +181,11 @@ EnvironmentNames PlanEnvironment(const runtime::v1::ContainerConfig& config,
     auto& list = pod_sets ? names.kept : names.set;
     list += (list.empty() ? "" : ", ") + name;
     if (pod_sets) continue;
+    // KeyValue.value is `bytes` in newer cri-api, but a `string` in the cri-api of containerd
+    // 2.2.0 (k8s.io/cri-api v0.34.1): checked as well.
+    CheckUtf8(name, "env key", "the GPUs' environment", plan);
+    CheckUtf8(variable.second, "env " + EscapeInvalidUtf8(name) + " value",
+              "the GPUs' facts in the device inventory", plan);
     runtime::v1::KeyValue kv;
     kv.set_key(name);
     kv.set_value(std::move(variable.second));
@@ -191,6 +220,15 @@ InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
       explanation + "; " + std::to_string(plan.add_mounts.size()) + " runtime file(s)" +
       (env.set.empty() ? "" : "; env " + env.set) +
       (env.kept.empty() ? "" : "; kept the pod's own " + env.kept);
+  std::string gpus;
+  for (const auto& d : devices) gpus += (gpus.empty() ? "" : ", ") + GpuName(d);
+  for (const auto* map : {&plan.labels, &plan.annotations}) {
+    const std::string kind = map == &plan.labels ? "label " : "annotation ";
+    for (const auto& [key, value] : *map) {
+      CheckUtf8(key, kind + "key", "dxshim", plan);
+      CheckUtf8(value, kind + key + " value", "the device inventory's facts on " + gpus, plan);
+    }
+  }
   return plan;
 }
 

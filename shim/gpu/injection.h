@@ -59,6 +59,10 @@ struct InjectionPlan {
   std::map<std::string, std::string> annotations;
   std::vector<std::string> notes;  // files skipped and why, for --explain and the log
   std::vector<std::string> gone;   // host paths of runtime files that are kGone: none is mounted
+  // What the plan would write that is not valid UTF-8 (shim/base/utf8_text.h), each naming the
+  // field and the GPU or file it came from. Never forwarded: containerd 2.2 and later refuse a CRI
+  // request with such a string, so Decide() refuses the container instead.
+  std::vector<std::string> not_utf8;
 };
 
 // The CRI device entry for `device` on the target, e.g. host_path
@@ -82,6 +86,7 @@ bool IsClassDevice(const runtime::v1::Device& entry);
 // its destination (compared as the runtime will see it: container_path.h), and the environment
 // that names the GPUs (gpu_environment.h), each variable unless the config sets it (by name,
 // case-insensitively on Windows, where the environment is). `memory`: what the pod reserved.
+// Every string it adds is checked to be UTF-8: what is not is listed in `not_utf8`.
 InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
                             const std::vector<devices::Device>& devices, bool exclusive,
                             const std::string& explanation, std::optional<int> narrow_index,

@@ -28,7 +28,7 @@ std::vector<prometheus::MetricFamily> CollectHoldings(const devices::DeviceSnaps
       const auto found = std::find_if(inventory->devices.begin(), inventory->devices.end(),
                                       [&](const devices::Device& d) { return d.id == id; });
       const devices::Device* device = found == inventory->devices.end() ? nullptr : &*found;
-      const std::string luid = device ? devices::CounterLuid(device->luid) : "";
+      const std::string luid = device ? devices::FormatLuid(device->luid) : "";
       const auto asked = holding.memory[i];
       const std::uint64_t bytes =
           device ? devices::HeldGpuMemory(*device, asked, holding.exclusive, policy)

@@ -18,7 +18,7 @@ namespace dxshim {
 //   dxshim_pod_gpu_memory_reserved_bytes{namespace, pod, gpu, luid}
 //     the GPU memory the pod holds there: what it asked, else the default as configured now, or
 //     all of it while it holds the GPU exclusively.
-// luid is written as windows_exporter writes it (devices::CounterLuid). A GPU that left the
+// luid is written as windows_exporter writes it (devices::FormatLuid). A GPU that left the
 // device snapshot while pods still hold it has empty luid, location_path and vendor, and a
 // reservation of what the pod asked (0 when it asked nothing: its capacity is unknown).
 std::vector<prometheus::MetricFamily> CollectHoldings(const devices::DeviceSnapshot& snapshot,

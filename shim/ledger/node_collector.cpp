@@ -47,7 +47,7 @@ std::vector<MetricFamily> CollectNode(const devices::DeviceSnapshot& snapshot,
         {"gpu", d.id},
         {"vendor", d.vendor},
         {"model", d.description},
-        {"luid", in_snapshot ? devices::CounterLuid(d.luid) : ""}};
+        {"luid", in_snapshot ? devices::FormatLuid(d.luid) : ""}};
     const auto held = usage.find(d.id);
     const devices::DeviceUsage use = held == usage.end() ? devices::DeviceUsage{} : held->second;
     AddSample(slots, labels, use.exclusive ? 1 : per_device);

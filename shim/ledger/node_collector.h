@@ -13,7 +13,7 @@
 namespace dxshim {
 
 // Per GPU, labelled gpu (its id), vendor, model (its description) and luid (as windows_exporter
-// writes it, devices::CounterLuid; empty for a GPU no longer in the snapshot):
+// writes it, devices::FormatLuid; empty for a GPU no longer in the snapshot):
 //   dxshim_gpu_pod_slots   pods it may be given to at once (1 once a pod holds it exclusively)
 //   dxshim_gpu_pods        pods holding it now
 //   dxshim_gpu_exclusive   1 while a pod holds it exclusively

@@ -15,11 +15,27 @@
 namespace dxshim::socket_bridge {
 namespace {
 
-std::string ErrorText(int error) {
-  char* text = nullptr;
-  FormatMessageA(
+// The system's message as UTF-8 (FormatMessageW: FormatMessageA would give the ANSI code page,
+// which is not UTF-8 on a localized Windows); "" when there is none.
+std::string SystemMessage(int error) {
+  wchar_t* wide = nullptr;
+  FormatMessageW(
       FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
-      nullptr, static_cast<DWORD>(error), 0, reinterpret_cast<char*>(&text), 0, nullptr);
+      nullptr, static_cast<DWORD>(error), 0, reinterpret_cast<wchar_t*>(&wide), 0, nullptr);
+  if (!wide) return "";
+  std::string out;
+  const int n = WideCharToMultiByte(CP_UTF8, 0, wide, -1, nullptr, 0, nullptr, nullptr);
+  if (n > 1) {
+    out.resize(static_cast<std::size_t>(n));
+    WideCharToMultiByte(CP_UTF8, 0, wide, -1, out.data(), n, nullptr, nullptr);
+    out.resize(static_cast<std::size_t>(n - 1));  // the NUL
+  }
+  LocalFree(wide);
+  return out;
+}
+
+std::string ErrorText(int error) {
+  const std::string text = SystemMessage(error);
   // Wine has no message texts for Winsock's codes: the common ones are named here.
   const char* fallback = error == WSAEAFNOSUPPORT   ? "address family not supported"
                          : error == WSAECONNREFUSED ? "connection refused"
@@ -27,8 +43,7 @@ std::string ErrorText(int error) {
                          : error == WSAECONNRESET   ? "connection reset"
                          : error == WSAEACCES       ? "access denied"
                                                     : "error";
-  std::string message = text ? text : fallback;
-  if (text) LocalFree(text);
+  std::string message = text.empty() ? fallback : text;
   while (!message.empty() && (message.back() == '\n' || message.back() == '\r' ||
                               message.back() == '.' || message.back() == ' ')) {
     message.pop_back();

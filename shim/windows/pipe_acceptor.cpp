@@ -22,7 +22,8 @@ std::string ProgramOf(ULONG pid) {
   DWORD size = MAX_PATH * 2;
   std::string name;
   if (QueryFullProcessImageNameW(process, 0, path, &size)) {
-    name = devices::windows::Narrow(path, size);
+    // Only compared with known program names and shown: a surrogate is shown, not refused.
+    name = devices::windows::Narrow(path, size, devices::windows::Surrogates::kShow);
     const auto slash = name.find_last_of("\\/");
     if (slash != std::string::npos) name = name.substr(slash + 1);
     for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

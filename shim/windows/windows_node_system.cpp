@@ -19,6 +19,7 @@ namespace dxshim::windows {
 namespace {
 
 using devices::windows::Narrow;
+using devices::windows::Surrogates;
 using devices::windows::Utf8FromWide;
 using devices::windows::Widen;
 using node::NodeError;
@@ -26,6 +27,16 @@ using std::chrono::milliseconds;
 
 std::string ErrorText(DWORD code) { return "Windows error " + std::to_string(code); }
 std::string ErrorText(LSTATUS code) { return "Windows error " + std::to_string(code); }
+
+// A value the installer reads, and may write back, as UTF-8: UTF-16 with no UTF-8 form (an
+// unpaired surrogate) is a NodeError naming it (`what`), never a copy with a character replaced.
+std::string Exact(const wchar_t* text, const std::string& what) {
+  try {
+    return Utf8FromWide(text);
+  } catch (const devices::windows::Utf16Error& e) {
+    throw NodeError(what + " " + e.what());
+  }
+}
 
 class ServiceHandle {
  public:
@@ -81,7 +92,10 @@ std::vector<std::string> RegistryList(const std::string& key, const wchar_t* nam
     return {};
   }
   std::vector<std::string> out;
-  for (const wchar_t* p = data.data(); *p; p += wcslen(p) + 1) out.push_back(Utf8FromWide(p));
+  for (const wchar_t* p = data.data(); *p; p += wcslen(p) + 1) {
+    out.push_back(
+        Exact(p, "an entry of HKLM\\" + key + "\\" + Utf8FromWide(name, Surrogates::kShow)));
+  }
   return out;
 }
 
@@ -95,7 +109,9 @@ ServiceConfig QueryConfig(SC_HANDLE service, const std::string& name) {
                     ErrorText(GetLastError()) + ")");
   }
   ServiceConfig out;
-  out.command_line = config->lpBinaryPathName ? Utf8FromWide(config->lpBinaryPathName) : "";
+  out.command_line = config->lpBinaryPathName
+                         ? Exact(config->lpBinaryPathName, "service " + name + "'s command line")
+                         : "";
   // The dependencies as the service manager keeps them in the service's key (DependOnService,
   // DependOnGroup): wine 8's QueryServiceConfigW returns an empty list.
   const std::string key = "SYSTEM\\CurrentControlSet\\Services\\" + name;
@@ -147,7 +163,7 @@ std::string CommandLineOf(DWORD pid) {
       std::wstring text(parameters.CommandLine.Length / sizeof(wchar_t), L'\0');
       if (ReadProcessMemory(process, parameters.CommandLine.Buffer, text.data(),
                             parameters.CommandLine.Length, &read)) {
-        out = Narrow(text.data(), text.size());
+        out = Narrow(text.data(), text.size(), Surrogates::kShow);  // only matched and shown
       }
     }
   }
@@ -191,7 +207,8 @@ class WindowsNodeSystem : public node::NodeSystem {
     if (status != ERROR_SUCCESS) {
       throw NodeError("cannot read HKLM\\" + key + "\\" + name + " (" + ErrorText(status) + ")");
     }
-    return node::RegistryString{Utf8FromWide(data.data()), type == REG_EXPAND_SZ};
+    return node::RegistryString{Exact(data.data(), "HKLM\\" + key + "\\" + name),
+                                type == REG_EXPAND_SZ};
   }
 
   void WriteRegistry(const std::string& key, const std::string& name,
@@ -272,7 +289,8 @@ class WindowsNodeSystem : public node::NodeSystem {
     if (!IsWellKnownSid(owner, WinLocalSystemSid) &&
         !IsWellKnownSid(owner, WinBuiltinAdministratorsSid) && !IsOwnUser(owner)) {
       wchar_t* text = nullptr;
-      why = "owned by " + (ConvertSidToStringSidW(owner, &text) ? Utf8FromWide(text) : "?");
+      why = "owned by " +
+            (ConvertSidToStringSidW(owner, &text) ? Utf8FromWide(text, Surrogates::kShow) : "?");
       if (text) LocalFree(text);
     }
     LocalFree(descriptor);
@@ -286,7 +304,7 @@ class WindowsNodeSystem : public node::NodeSystem {
     if (find == INVALID_HANDLE_VALUE) return names;
     do {
       if (!(found.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)) {
-        names.push_back(Utf8FromWide(found.cFileName));
+        names.push_back(Exact(found.cFileName, "a file name in " + folder));
       }
     } while (FindNextFileW(find, &found));
     FindClose(find);
@@ -443,7 +461,7 @@ class WindowsNodeSystem : public node::NodeSystem {
          more = Process32NextW(snapshot, &entry)) {
       node::ProcessInfo process;
       process.pid = entry.th32ProcessID;
-      process.program = Utf8FromWide(entry.szExeFile);
+      process.program = Utf8FromWide(entry.szExeFile, Surrogates::kShow);  // matched, shown
       process.command_line = CommandLineOf(entry.th32ProcessID);
       out.push_back(std::move(process));
     }
@@ -484,7 +502,7 @@ class WindowsNodeSystem : public node::NodeSystem {
     if (needed == 0) return text;
     std::wstring out(needed, L'\0');
     ExpandEnvironmentStringsW(in.c_str(), out.data(), needed);
-    return Utf8FromWide(out.c_str());
+    return Exact(out.c_str(), "'" + text + "' expanded");
   }
 
  private:

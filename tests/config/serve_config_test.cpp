@@ -288,6 +288,12 @@ TEST(ServeConfig, ExtraRuntimeFilesAreCheckedLikeRegistryData) {
   msg = error(
       "  - vendor: NVIDIA\n    system32:\n      - {source: a.dll, destination: 'x\\y.dll'}\n");
   EXPECT_NE(msg.find("system32[0].destination"), std::string::npos) << msg;
+  // A file name that is not UTF-8 could never be mounted (a CRI string must be UTF-8).
+  msg = error("  - vendor: NVIDIA\n    system32:\n      - {source: 'nvidia-smi\xff.exe'}\n");
+  EXPECT_NE(msg.find("line 4: extra-runtime-files[0].system32[0].source: is not valid UTF-8 (byte "
+                     "0xFF at offset 10 of 'nvidia-smi\\xFF.exe')"),
+            std::string::npos)
+      << msg;
   msg = error("  - vendor: NVIDIA\n    vendor-id: '0x10de'\n");
   EXPECT_NE(msg.find("exactly one of vendor or vendor-id"), std::string::npos) << msg;
   msg = error("  - vendor-id: nvidia\n");

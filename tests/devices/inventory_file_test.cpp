@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "shim/base/utf8_text.h"
+
 namespace dxshim::devices {
 namespace {
 
@@ -118,6 +120,19 @@ TEST(Inventory, ErrorsNameFileLineAndField) {
       {"id: gpu0", "id: \"gpu\\x01\"", "devices[0].id: contains a control character"},
       {"id: gpu0", "id: gpu\xc4\xc4", "devices[0].id: is not valid UTF-8"},
       {"id: gpu0", "id: gpu\xe2\x82", "devices[0].id: is not valid UTF-8"},
+      {"    class: display", "    class: display\n    luid: 00000000_0x0000D1A2",
+       "line 6: devices[0].luid: '00000000_0x0000D1A2' is not a LUID (0xHHHHHHHH_0xLLLLLLLL, e.g. "
+       "0x00000000_0x0000D1A2): the high part has no 0x"},
+      {"    class: display", "    class: display\n    luid: 0x00000000_0x00000D1A2",
+       "devices[0].luid: '0x00000000_0x00000D1A2' is not a LUID (0xHHHHHHHH_0xLLLLLLLL, e.g. "
+       "0x00000000_0x0000D1A2): the low part has 9 hex digits, more than 8"},
+      {"    class: display", "    class: display\n    luid: 0x00000000_0xD1A2_",
+       "devices[0].luid: '0x00000000_0xD1A2_' is not a LUID"},
+      {"    class: display", "    class: display\n    luid: gpu",
+       "devices[0].luid: 'gpu' is not a LUID (0xHHHHHHHH_0xLLLLLLLL, e.g. 0x00000000_0x0000D1A2): "
+       "the number has no 0x"},
+      {"    class: display", "    class: display\n    luid: [1, 2]",
+       "devices[0].luid: must be a LUID"},
       {"    class: display", "    class: display\n    uuid: 8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e",
        "line 6: devices[0].uuid: '8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e' is not an NVML GPU UUID"},
       {"    class: display",
@@ -142,6 +157,28 @@ TEST(Inventory, ErrorsNameFileLineAndField) {
   }
 }
 
+// The LUID as dxshim writes it, as it wrote it before (one number, and 0xHIGH:0xLOW), any case,
+// and as a decimal number, as inventories were read before.
+TEST(Inventory, LuidInEverySpellingDxshimReads) {
+  for (const char* luid :
+       {"0x00000001_0x0000D1A2", "0x00000001_0x0000d1a2", "0x00000001:0x0000d1a2",
+        "0X00000001:0X0000D1A2", "0x000000010000d1a2", "0x10000D1A2", "4295020962"}) {
+    std::string yaml = kValid;
+    yaml.replace(yaml.find("    class: display"), 18,
+                 std::string("    class: display\n    luid: ") + luid);
+    EXPECT_EQ(ParseInventory(yaml, "t")[0].luid, 0x1'0000d1a2u) << luid;
+  }
+  Device d;
+  d.id = "gpu0";
+  d.luid = 0x1'0000d1a2u;
+  d.location_path = "PCIROOT(0)#PCI(0100)";
+  d.vendor_id = 0x10de;
+  EXPECT_NE(WriteInventoryYaml({d}).find("luid: 0x00000001_0x0000D1A2\n"), std::string::npos)
+      << WriteInventoryYaml({d});
+  EXPECT_NE(WriteInventoryJson({d}).find("\"luid\": \"0x00000001_0x0000D1A2\""), std::string::npos)
+      << WriteInventoryJson({d});
+}
+
 TEST(Inventory, TextIsUtf8) {
   std::string yaml = kValid;
   yaml.replace(yaml.find("id: gpu0"), 8, "id: \"gr\\xe4fik-\u00fc\"");  // escapes YAML decodes
@@ -149,6 +186,74 @@ TEST(Inventory, TextIsUtf8) {
   EXPECT_EQ(ParseInventory(yaml, "t")[0].id,
             "gr\xc3\xa4"
             "fik-\xc3\xbc");
+}
+
+// A DriverStore folder with non-ASCII characters (a driver package named in Spanish, Euro and
+// Chinese characters) loads as the same UTF-8 bytes, and writes back unchanged as YAML and JSON.
+TEST(Inventory, NonAsciiDriverStoreKeepsItsUtf8Bytes) {
+  const std::string store =
+      "C:\\Windows\\System32\\DriverStore\\FileRepository\\nvmiig.inf_amd64_"
+      "\xc3\xb1\xe2\x82\xac\xe6\xbc\xa2";  // ñ€漢
+  std::string yaml = kValid;
+  yaml.replace(yaml.find("C:\\DriverStore\\nv"), 17, store);
+  yaml.replace(yaml.find("{source: nvapi64.dll}"), 21,
+               "{source: 'nvapi64_\xc3\xb1.dll', destination: '\xe6\xbc\xa2.dll'}");
+  const auto devices = ParseInventory(yaml, "t");
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].driver_store, store);
+  ASSERT_EQ(devices[0].system32.size(), 1u);
+  EXPECT_EQ(devices[0].system32[0].source, "nvapi64_\xc3\xb1.dll");
+  EXPECT_EQ(devices[0].system32[0].destination, "\xe6\xbc\xa2.dll");
+  EXPECT_EQ(ParseInventory(WriteInventoryYaml(devices), "yaml"), devices);
+  EXPECT_EQ(ParseInventory(WriteInventoryJson(devices), "json"), devices);
+}
+
+// Bytes that are not UTF-8 could never reach a CRI request (containerd 2.2 and kubelet 1.34
+// refuse such strings): the file is refused at load, naming the line, the field and the byte, in
+// a message that is valid UTF-8 itself. yaml-cpp passes such bytes through, and refuses a \u
+// escape of a surrogate itself.
+TEST(Inventory, TextThatIsNotUtf8IsRefusedAtLoad) {
+  struct Case {
+    std::string from, to, expected;
+  };
+  const std::vector<Case> cases = {
+      {"driverStore: 'C:\\DriverStore\\nv'", "driverStore: 'C:\\DriverStore\\nv\xff'",
+       "line 6: devices[0].driverStore: is not valid UTF-8 (byte 0xFF at offset 17 of "
+       "'C:\\DriverStore\\nv\\xFF')"},
+      {"driverStore: 'C:\\DriverStore\\nv'", "driverStore: 'C:\\DriverStore\\nv\xe9'",
+       "devices[0].driverStore: is not valid UTF-8 (byte 0xE9 at offset 17"},  // Latin-1 é
+      {"{source: nvapi64.dll}", "{source: 'nv\xed\xa0\x80.dll'}",
+       "line 9: devices[0].runtimeFiles.system32[0].source: is not valid UTF-8 (byte 0xED at "
+       "offset 2 of 'nv\\xED\\xA0\\x80.dll')"},
+      {"{source: nvapi64.dll}", "{source: nvapi64.dll, destination: 'a\xc0\xaf.dll'}",
+       "devices[0].runtimeFiles.system32[0].destination: is not valid UTF-8 (byte 0xC0 at "
+       "offset 1"},
+      {"    class: display", "    class: display\n    description: 'T4 \xf4\x90\x80\x80'",
+       "line 6: devices[0].description: is not valid UTF-8 (byte 0xF4 at offset 3"},
+      {"locationPath: 'PCIROOT(0)#PCI(0100)'", "locationPath: 'PCIROOT(0)#PCI(0100\xe6\xbc'",
+       "devices[0].locationPath: is not valid UTF-8 (byte 0xE6 at offset 19"},
+      {"    class: display", "    class: display\n    colo\xffr: green",
+       "devices[0].colo\\xFFr: unknown key"},
+      {"    class: display", "    class: display\n    description: \"\\ud800\"", "invalid YAML"},
+  };
+  for (const auto& c : cases) {
+    std::string yaml = kValid;
+    const auto at = yaml.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    yaml.replace(at, c.from.size(), c.to);
+    const auto error = ErrorOf(yaml);
+    EXPECT_NE(error.find(c.expected), std::string::npos)
+        << "expected: " << c.expected << "\n     got: " << error;
+    EXPECT_TRUE(IsValidUtf8(error)) << error;
+  }
+  // JSON is read by the same reader.
+  const auto json = std::string(
+      "{\"devices\": [{\"id\": \"gpu0\", \"locationPath\": \"PCIROOT(0)#PCI(0100)\", "
+      "\"vendorId\": \"0x10de\", \"class\": \"display\", \"driverStore\": \"C:\\\\nv\xc3\"}]}");
+  EXPECT_NE(ErrorOf(json).find("devices[0].driverStore: is not valid UTF-8 (byte 0xC3 at "
+                               "offset 5 of 'C:\\nv\\xC3')"),
+            std::string::npos)
+      << ErrorOf(json);
 }
 
 TEST(Inventory, DuplicatesAreRefused) {

@@ -79,7 +79,7 @@ TEST(WindowsAdapter, MakesTheT4Device) {
   const auto d = MakeWindowsDevice(T4Adapter(), T4Node(), "C:\\Store", files, {});
   EXPECT_EQ(d.id, T4Node().instance_id);
   EXPECT_EQ(d.location_path, "PCIROOT(0)#PCI(1E00)");  // the PCI path, not the ACPI one
-  EXPECT_EQ(FormatLuid(d.luid), "0x00000000:0x0000d1a7");
+  EXPECT_EQ(FormatLuid(d.luid), "0x00000000_0x0000D1A7");
   EXPECT_EQ(d.description, "NVIDIA Tesla T4");
   EXPECT_EQ(d.vendor, "NVIDIA");
   EXPECT_EQ(HardwareId(d), "PCI\\VEN_10DE&DEV_1EB8&SUBSYS_12A210DE&REV_A1");
@@ -118,7 +118,7 @@ TEST(WindowsAdapter, RefusesWhatCannotBeAssigned) {
         try {
           MakeWindowsDevice(T4Adapter(), p, "", {}, {});
         } catch (const std::invalid_argument& e) {
-          EXPECT_NE(std::string(e.what()).find("adapter 0x00000000:0x0000d1a7"), std::string::npos);
+          EXPECT_NE(std::string(e.what()).find("adapter 0x00000000_0x0000D1A7"), std::string::npos);
           EXPECT_NE(std::string(e.what()).find("no location path"), std::string::npos);
           throw;
         }
@@ -128,6 +128,26 @@ TEST(WindowsAdapter, RefusesWhatCannotBeAssigned) {
   a.vendor_id = 0x4d4f4351;  // an ACPI vendor id ("QCOM"): not a PCI adapter
   EXPECT_THROW(MakeWindowsDevice(a, T4Node(), "", {}, {}), std::invalid_argument);
   EXPECT_THROW(MakeWindowsDevice(T4Adapter(), PnpFacts{}, "", {}, {}), std::invalid_argument);
+}
+
+// A PnP property that names the device and held UTF-16 with no UTF-8 form (pnp_devices.cpp) skips
+// the adapter, naming the property; a non-ASCII DriverStore folder is kept as its UTF-8 bytes.
+TEST(WindowsAdapter, AnUnreadablePnpPropertyRefusesTheAdapter) {
+  auto p = T4Node();
+  p.unreadable =
+      "DEVPKEY_Device_Driver '{4d36e968-e325-11ce-bfc1-08002be10318}\\0001\\uD800' holds an "
+      "unpaired UTF-16 surrogate (U+D800 at character 43), which has no UTF-8 form";
+  try {
+    MakeWindowsDevice(T4Adapter(), p, "", {}, {});
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "adapter 0x00000000_0x0000D1A7 (" + p.instance_id + "): PnP device " + p.unreadable);
+  }
+  const std::string store =
+      "C:\\Windows\\System32\\DriverStore\\FileRepository\\nvmiig.inf_amd64_\xc3\xb1\xe2\x82\xac"
+      "\xe6\xbc\xa2";
+  EXPECT_EQ(MakeWindowsDevice(T4Adapter(), T4Node(), store, {}, {}).driver_store, store);
 }
 
 TEST(WindowsAdapter, PciLocationInfoAsThePciBusDriverWritesIt) {

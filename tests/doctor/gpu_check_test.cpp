@@ -23,7 +23,7 @@ class GpuCheck : public testing::Test {
     }
     std::ofstream(dir_ / "inventory.yaml") << R"(devices:
   - id: '0000:e7:00.0'
-    luid: 0x00000000000e7e20
+    luid: 0x00000000_0x000E7E20
     locationPath: 'PCIROOT(0)#PCI(0300)'
     description: NVIDIA Test GPU
     vendor: NVIDIA

@@ -5,7 +5,8 @@
 # configuration refused with file, line and key, and `devices --source windows` listing what
 # dxshim-devices.exe lists. Wine has no GPU, no DXCore and no GPU device nodes: the stand-in
 # dxcore.dll (tests/devices/windows/fake_dxcore.cpp) reports canned adapters, none of which has a PnP
-# device, so both programs list no GPU and report the same skipped adapters.
+# device, so both programs list no GPU and report the same skipped adapters. And the hidden
+# `nvidia-uuids` child that serve's discovery runs to ask CUDA answers from dxshim.exe itself.
 # usage: dxshim_exe_test.sh SOURCE_DIR dxshim.exe dxshim-devices.exe fake-dxcore.dll VERSION
 #        LINUX_DXSHIM
 set -uo pipefail
@@ -72,6 +73,16 @@ check "dxshim.exe lists what dxshim-devices.exe lists" \
 check "and reports the same adapters, skipped for the same reasons" \
   $([ -n "$dxshim_err" ] && [ "$dxshim_err" = "$(tr -d '\r' <"$work/err" | grep -E 'adapter|skipped')" ]; echo $?) \
   "dxshim.exe: $dxshim_err / dxshim-devices.exe: $(cat "$work/err")"
+
+# The hidden child serve's discovery runs to ask CUDA (devices/windows/nvidia_query.h): dxshim.exe
+# answers it itself (the stand-in nvcuda.dll's answers are tested with dxshim-devices.exe in
+# windows_devices_exe_test; here there is no nvcuda.dll, so the answer says why).
+run nvidia-uuids cuda
+check "dxshim.exe nvidia-uuids cuda answers CUDA's JSON, saying there is no CUDA here" \
+  $([ "$code" = 0 ] && grep -qF '{"cuda": {"error": "no CUDA: nvcuda.dll could not be loaded from System32' "$work/out"; echo $?) \
+  "$(cat "$work/out" "$work/err")"
+run nvidia-uuids nvml 'bad id'
+check "and refuses what is not a PCI bus id (exit 2)" $([ "$code" = 2 ]; echo $?) "$(cat "$work/err")"
 
 echo "$passes passed, $failures failed"
 [ "$failures" = 0 ]

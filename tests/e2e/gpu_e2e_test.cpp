@@ -6,9 +6,13 @@
 // any device node alike.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "tests/support/gpu_node.h"
+#include "tests/support/test_gpu.h"
 
 namespace dxshim::test {
 namespace {
@@ -119,6 +123,34 @@ TEST_F(GpuEndToEnd, ThirtyTwoRacingCreateContainersForFourSlots) {
   EXPECT_EQ(exhausted, 28);
   EXPECT_EQ(per_device, (std::map<std::string, int>{{"0000:e2:00.0", 2}, {"0000:e2:00.1", 2}}));
   for (const auto& pod : pods) client_->RemovePod(pod);
+}
+
+// A DriverStore folder whose name has non-ASCII characters (ñ, €, 漢): its UTF-8 bytes reach
+// containerd unchanged in the mount's host_path (containerd 2.2 and later refuse a CRI string that
+// is not UTF-8; this containerd takes the request and mounts the file), and the container reads
+// the driver's file.
+TEST_F(GpuEndToEnd, ANonAsciiDriverStoreFolderIsMountedAsItsUtf8Bytes) {
+  const std::string folder = "store-\xc3\xb1\xe2\x82\xac\xe6\xbc\xa2";
+  std::filesystem::create_directories(dir_ / folder);
+  std::ofstream(dir_ / (folder + "/libdxgpu.so")) << "non-ASCII DriverStore folder\n";
+  WriteTestGpuInventory(dir_ / "inventory.yaml", {&nodes_[0]}, "e2", dir_ / folder);
+  StartDxshim(1);
+  const auto pod = RunPod("non-ascii-store", true);
+  std::string id;
+  ASSERT_TRUE(CreateAndStart(pod, &id).ok()) << Log();
+  EXPECT_EQ(Exec(id, "cat /usr/lib/dxshim/libdxgpu.so").stdout_data(),
+            "non-ASCII DriverStore folder\n");
+  v1::ContainerStatusRequest status;
+  status.set_container_id(id);
+  v1::ContainerStatusResponse described;
+  ASSERT_TRUE(
+      client_->runtime->ContainerStatus(Deadline(seconds(10)).get(), status, &described).ok());
+  std::vector<std::string> sources;
+  for (const auto& m : described.status().mounts()) sources.push_back(m.host_path());
+  EXPECT_NE(std::find(sources.begin(), sources.end(), dir_ / (folder + "/libdxgpu.so")),
+            sources.end())
+      << testing::PrintToString(sources);
+  client_->RemovePod(pod);
 }
 
 TEST_F(GpuEndToEnd, AFailedCreateContainerKeepsNothing) {

@@ -23,7 +23,7 @@ class GpuEnvironmentEndToEnd : public GpuNodeTest {
   // 16Gi all the budget of the one pod it may serve, and all of its total).
   std::string Expected(const std::string& cuda = "GPU-00000000-0000-4000-8000-0000e2e20000") {
     return "CUDA_VISIBLE_DEVICES=" + cuda + "\nDXSHIM_GPU_LOCATION_PATHS=" + nodes_[0].path() +
-           "\nDXSHIM_GPU_LUIDS=0x00000000:0x000e2e20\nDXSHIM_GPU_MEMORY_BYTES=17179869184"
+           "\nDXSHIM_GPU_LUIDS=0x00000000_0x000E2E20\nDXSHIM_GPU_MEMORY_BYTES=17179869184"
            "\nDXSHIM_GPU_MEMORY_TOTAL_BYTES=17179869184\nDXSHIM_GPU_VENDOR_IDS=0x10de\n";
   }
 

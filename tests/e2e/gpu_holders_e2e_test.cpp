@@ -8,6 +8,8 @@
 // cannot run here (it is a Windows program reading Windows performance counters), so the test
 // writes what its gpu collector would say about the test GPU: the series names and labels of
 // internal/collector/gpu/gpu.go (commit 589ec15d), the engine's running time growing at 0.5 s/s.
+// The Grafana dashboard's tables are computed from that Prometheus with Grafana's own code
+// (tests/monitoring/dashboard_tables.mjs): one row per GPU, and one per container holding one.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -15,11 +17,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "tests/support/gpu_node.h"
 #include "tests/support/http_get.h"
+#include "tests/support/process.h"
 
 namespace dxshim::test {
 namespace {
@@ -41,6 +46,42 @@ class GpuHolders : public GpuNodeTest {
   }
   std::string Scrape() { return HttpGet(address_, "/metrics").body; }
 
+  // Debian's Prometheus scraping this dxshim and, unless `exporter` is "", windows_exporter's text
+  // at that HOST:PORT, every second, both labelled node="test-node" as
+  // deploy/monitoring/prometheus-scrape.yaml labels them, and evaluating deploy/monitoring's
+  // recording rules every second. Sets web_ (HOST:PORT of its HTTP API).
+  std::unique_ptr<Process> StartPrometheus(const std::string& exporter) {
+    web_ = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
+    std::ofstream config(dir_ / "prometheus.yml");
+    config << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+           << "rule_files:\n  - " << DXSHIM_SOURCE_DIR
+           << "/deploy/monitoring/dxshim-gpu-rules.yaml\n"
+           << "scrape_configs:\n"
+           << "  - job_name: dxshim\n    static_configs:\n      - targets: ['" << address_
+           << "']\n        labels: {node: test-node}\n";
+    if (!exporter.empty()) {
+      config << "  - job_name: windows-exporter\n    metrics_path: /metrics.txt\n"
+             << "    static_configs:\n      - targets: ['" << exporter
+             << "']\n        labels: {node: test-node}\n";
+    }
+    config.close();
+    return std::make_unique<Process>(
+        std::vector<std::string>{"prometheus", "--config.file=" + dir_ / "prometheus.yml",
+                                 "--storage.tsdb.path=" + dir_ / "tsdb",
+                                 "--web.listen-address=" + web_},
+        dir_ / "prometheus.log");
+  }
+  // An instant query of the Prometheus StartPrometheus started: the API's JSON answer.
+  std::string Query(const std::string& promql) {
+    std::string encoded;
+    for (const char c : promql) {
+      char hex[4];
+      std::snprintf(hex, sizeof(hex), "%%%02X", static_cast<unsigned char>(c));
+      encoded += std::isalnum(static_cast<unsigned char>(c)) ? std::string(1, c) : hex;
+    }
+    return HttpGet(web_, "/api/v1/query?query=" + encoded).body;
+  }
+
   // The dxshim_container_gpu_info lines of a scrape, sorted as dxshim writes them.
   static std::string InfoLines(const std::string& text) {
     std::istringstream lines(text);
@@ -52,6 +93,7 @@ class GpuHolders : public GpuNodeTest {
   }
 
   std::string address_;
+  std::string web_;
 };
 
 std::vector<std::string> Holder(const std::string& pod, const std::string& container) {
@@ -186,28 +228,7 @@ TEST_F(GpuHolders, PrometheusPutsThePodsNameOnItsGpusUtilisation) {
                   exporter_dir, exporter.substr(exporter.find(':') + 1)},
                  dir_ / "exporter.log");
 
-  const auto web = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
-  std::ofstream(dir_ / "prometheus.yml")
-      << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-      << "rule_files:\n  - " << DXSHIM_SOURCE_DIR << "/deploy/monitoring/dxshim-gpu-rules.yaml\n"
-      << "scrape_configs:\n"
-      << "  - job_name: dxshim\n    static_configs:\n      - targets: ['" << address_
-      << "']\n        labels: {node: test-node}\n"
-      << "  - job_name: windows-exporter\n    metrics_path: /metrics.txt\n"
-      << "    static_configs:\n      - targets: ['" << exporter
-      << "']\n        labels: {node: test-node}\n";
-  Process prometheus({"prometheus", "--config.file=" + dir_ / "prometheus.yml",
-                      "--storage.tsdb.path=" + dir_ / "tsdb", "--web.listen-address=" + web},
-                     dir_ / "prometheus.log");
-  const auto query = [&](const std::string& promql) {
-    std::string encoded;
-    for (const char c : promql) {
-      char hex[4];
-      std::snprintf(hex, sizeof(hex), "%%%02X", static_cast<unsigned char>(c));
-      encoded += std::isalnum(static_cast<unsigned char>(c)) ? std::string(1, c) : hex;
-    }
-    return HttpGet(web, "/api/v1/query?query=" + encoded).body;
-  };
+  const auto prometheus = StartPrometheus(exporter);
   const std::string rule =
       "namespace_pod_container:dxshim_gpu_engine_utilization:ratio_rate1m{engtype=\"3D\"}";
   // rate() divides by the whole minute it looks back over: the figure reaches the engine's 0.5
@@ -219,13 +240,13 @@ TEST_F(GpuHolders, PrometheusPutsThePodsNameOnItsGpusUtilisation) {
   std::string answer;
   const bool evaluated = WaitFor(
       [&] {
-        answer = query(rule);
+        answer = Query(rule);
         return answer.find("\"result\":[{") != std::string::npos && value_of(answer) > 0.45;
       },
       seconds(180));
   stop = true;
   writer.join();
-  ASSERT_TRUE(evaluated) << answer << "\n" << prometheus.Log() << server.Log();
+  ASSERT_TRUE(evaluated) << answer << "\n" << prometheus->Log() << server.Log();
   std::cout << "query " << rule << ":\n" << answer << "\n";
   EXPECT_NE(answer.find("\"pod\":\"encoder\""), std::string::npos) << answer;
   EXPECT_NE(answer.find("\"namespace\":\"default\""), std::string::npos) << answer;
@@ -236,12 +257,81 @@ TEST_F(GpuHolders, PrometheusPutsThePodsNameOnItsGpusUtilisation) {
 
   // The pod's memory figures: the GPU's dedicated memory in use and its total, and its
   // reservation (the default, 16Gi over 4 pods).
-  const auto used = query("namespace_pod_container:dxshim_gpu_dedicated_memory_used:bytes");
+  const auto used = Query("namespace_pod_container:dxshim_gpu_dedicated_memory_used:bytes");
   EXPECT_NE(used.find("\"pod\":\"encoder\""), std::string::npos) << used;
   EXPECT_NE(used.find("\"3221225472\"]"), std::string::npos) << used;
-  const auto reserved = query("namespace_pod:dxshim_gpu_memory_reserved:bytes");
+  const auto reserved = Query("namespace_pod:dxshim_gpu_memory_reserved:bytes");
   EXPECT_NE(reserved.find("\"pod\":\"encoder\""), std::string::npos) << reserved;
   EXPECT_NE(reserved.find("\"4294967296\"]"), std::string::npos) << reserved;
+}
+
+// The dashboard's table panels as Grafana shows them: tests/monitoring/dashboard_tables.mjs runs
+// each table panel's queries against this Prometheus ($node: test-node), makes their frames as
+// Grafana's Prometheus data source does, and applies the panel's own transformations with
+// Grafana's code (@grafana/data, which scripts/install-deps.sh installs). It exits 1 unless "GPUs
+// on $node" has exactly one row per GPU, every cell filled, and "Which pod is on which GPU" one row
+// per container holding a GPU, with its pod's memory reservation. Two GPUs: the first shared by
+// two pods (three containers), the second held by none.
+TEST_F(GpuHolders, TheDashboardsTablesHaveOneRowPerGpuAndOnePerContainer) {
+  WriteInventory(2);
+  Start();
+  const std::string gpu = "0000:e2:00.0";
+  const auto encoder = RunPodWith("encoder", {{"dxshim.io/gpu", "1"}, {"dxshim.io/device", gpu}});
+  std::string id;
+  ASSERT_TRUE(CreateAndStart(encoder, BusyboxRunning("ffmpeg", "sleep 3600"), &id).ok()) << Log();
+  ASSERT_TRUE(CreateAndStart(encoder, BusyboxRunning("sidecar", "sleep 3600"), &id).ok()) << Log();
+  const auto render =
+      RunPodWith("render", {{"dxshim.io/gpu-memory", "6Gi"}, {"dxshim.io/device", gpu}});
+  ASSERT_TRUE(CreateAndStart(render, BusyboxRunning("unreal", "sleep 3600"), &id).ok()) << Log();
+
+  const auto prometheus = StartPrometheus("");
+  // The pods' reservations come from a recording rule: wait until it has both pods.
+  std::string answer;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        answer = Query("namespace_pod:dxshim_gpu_memory_reserved:bytes");
+        return answer.find("\"pod\":\"encoder\"") != std::string::npos &&
+               answer.find("\"pod\":\"render\"") != std::string::npos;
+      },
+      seconds(60)))
+      << answer << "\n"
+      << prometheus->Log();
+
+  Process tables({"node", std::string(DXSHIM_SOURCE_DIR) + "/tests/monitoring/dashboard_tables.mjs",
+                  "http://" + web_,
+                  std::string(DXSHIM_SOURCE_DIR) + "/deploy/monitoring/dxshim-gpu-dashboard.json",
+                  "test-node", DXSHIM_GRAFANA_DATA},
+                 dir_ / "dashboard_tables.log");
+  const auto code = tables.Wait(seconds(120));
+  const auto out = tables.Log();
+  std::cout << "node tests/monitoring/dashboard_tables.mjs:\n" << out;
+  ASSERT_TRUE(code.has_value()) << "dashboard_tables.mjs still runs after 2 minutes";
+  ASSERT_NE(*code, 127) << "node (Node.js) is not on PATH: run scripts/install-deps.sh";
+  ASSERT_NE(*code, 2) << "dashboard_tables.mjs could not run (why is above; without @grafana/data, "
+                         "run scripts/install-deps.sh)";
+  EXPECT_EQ(*code, 0) << "the dashboard's tables are wrong (above)";
+
+  // The rows, columns as the dashboard orders them: model, vendor, luid, gpu, pods, pod slots,
+  // memory shared, memory reserved, exclusive, present; and namespace, pod, container, vendor,
+  // luid, gpu, location path, memory reserved by the pod.
+  const std::string model = "| Test GPU (a device node made by the test) | NVIDIA | ";
+  EXPECT_NE(
+      out.find(model + kLuid + " | " + gpu + " | 2 | 4 | 17179869184 | 10737418240 | 0 | 1 |\n"),
+      std::string::npos)
+      << "the shared GPU: 2 pods, 4Gi (the default, 16Gi over 4) and 6Gi reserved";
+  EXPECT_NE(out.find(model +
+                     "0x00000000_0x000E2E21 | 0000:e2:00.1 | 0 | 4 | 17179869184 | 0 | 0 | 1 |\n"),
+            std::string::npos)
+      << "the GPU no pod holds";
+  for (const auto& [pod, container, reserved] :
+       {std::tuple<std::string, std::string, std::string>{"encoder", "ffmpeg", "4294967296"},
+        {"encoder", "sidecar", "4294967296"},
+        {"render", "unreal", "6442450944"}}) {
+    EXPECT_NE(out.find("| default | " + pod + " | " + container + " | NVIDIA | " + kLuid + " | " +
+                       gpu + " | " + nodes_[0].path() + " | " + reserved + " |\n"),
+              std::string::npos)
+        << pod << "/" << container;
+  }
 }
 
 }  // namespace

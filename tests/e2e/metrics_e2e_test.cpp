@@ -67,7 +67,7 @@ TEST_F(Metrics, AScriptedScenarioShowsExactlyItsCounts) {
   EXPECT_EQ(Decisions(text, "passed_through"), 1);
   for (const auto* other : {"invalid_annotation", "no_match", "vendor_mix", "namespace",
                             "not_synced", "runtime_failure", "vm_sandbox", "runtime_files_gone",
-                            "memory_exhausted", "memory_too_large"}) {
+                            "memory_exhausted", "memory_too_large", "not_utf8"}) {
     EXPECT_EQ(Decisions(text, other), 0) << other;
   }
   EXPECT_EQ(Calls(text, "RunPodSandbox", "OK"), 3);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -114,6 +115,13 @@ INSTANTIATE_TEST_SUITE_P(
              {"--target", "windows", "--explain", "--inventory", kInv + "nvidia-t4.yaml",
               kRw + "container-cuda.json", kRw + "pod-cuda.json"},
              0},
+        // A DriverStore folder and a runtime file named with non-ASCII characters: mounted as the
+        // same UTF-8 bytes (every CRI string must be valid UTF-8).
+        Case{"non-ascii-driver-store",
+             {"--target", "windows", "--skip-host-file-check", "--explain", "--inventory",
+              "tests/golden/rewrite/non-ascii-driver-store.inventory.yaml",
+              kRw + "container-cuda.json", kRw + "pod-cuda.json"},
+             0},
         // The pod's RuntimeClass runs it in a Hyper-V VM (the Windows default of
         // vm-runtime-handlers): refused, with the reason.
         Case{"t4-hyperv-refused",
@@ -126,6 +134,40 @@ INSTANTIATE_TEST_SUITE_P(
       for (auto& ch : name) ch = ch == '-' ? '_' : ch;
       return name;
     });
+
+// An inventory with bytes that are not UTF-8 (the T4's DriverStore folder as a conversion through
+// the ANSI code page would leave "ñé": F1 E9) never reaches a rewrite: refused at load, naming the
+// line, the field and the byte, in a message that is valid UTF-8 itself.
+TEST(RewriteRefusals, AnInventoryThatIsNotUtf8IsRefusedAtLoad) {
+  TempDir dir;
+  auto inventory = ReadFile(kExamples + "inventories/nvidia-t4.yaml");
+  const std::string store = "nvgridsw_aws.inf_amd64_5b7ec8f2a8e3b31a";
+  const auto at = inventory.find(store);
+  ASSERT_NE(at, std::string::npos);
+  const auto line =
+      1 + std::count(inventory.begin(), inventory.begin() + static_cast<long>(at), '\n');
+  inventory.replace(at, store.size(), "nvmiig.inf_amd64_\xf1\xe9");
+  std::ofstream(dir / "inventory.yaml") << inventory;
+  const char* other = std::getenv("DXSHIM_COMMAND");
+  const std::string command =
+      "cd " + Quote(kSource) + " && " + (other ? std::string(other) : Quote(DXSHIM_BINARY)) +
+      " rewrite --target windows --skip-host-file-check --inventory " +
+      Quote(dir / "inventory.yaml") + " " + Quote(kRw + "container-cuda.json") + " " +
+      Quote(kRw + "pod-cuda.json") + " >" + Quote(dir / "out") + " 2>" + Quote(dir / "err");
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << command;
+  const auto err = ReadFile(dir / "err");
+  EXPECT_EQ(WEXITSTATUS(status), 2) << err;
+  EXPECT_EQ(ReadFile(dir / "out"), "");
+  EXPECT_NE(
+      err.find(
+          "line " + std::to_string(line) +
+          ": devices[0].driverStore: is not valid UTF-8 (byte 0xF1 at offset 64 of "
+          "'C:\\Windows\\System32\\DriverStore\\FileRepository\\nvmiig.inf_amd64_\\xF1\\xE9')"),
+      std::string::npos)
+      << err;
+  EXPECT_EQ(err.find('\xf1'), std::string::npos) << "the message itself must be valid UTF-8";
+}
 
 // The inventory each example pod is meant for.
 const std::map<std::string, std::string> kPodInventories = {

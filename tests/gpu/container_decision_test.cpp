@@ -9,6 +9,7 @@
 #include <string>
 
 #include "devices/dxshim_keys.h"
+#include "shim/base/utf8_text.h"
 #include "shim/runtime_record/runtime_record.h"
 #include "tests/support/gpu_requests.h"
 
@@ -82,6 +83,53 @@ TEST(Decision, CodesAndNamespaces) {
   auto scoped = PodCreateRequest({{"dxshim.io/gpu", "1"}, {"dxshim.io/containers", "trainer"}});
   scoped.mutable_sandbox_config()->mutable_metadata()->set_namespace_("gpu");
   EXPECT_TRUE(DecideAndHold(scoped, node, ledger, WindowsTarget()).pass_through);
+}
+
+// A GPU whose facts are not UTF-8 (a broken inventory or driver registration: the node's fault,
+// not the pod's) is refused with FAILED_PRECONDITION naming the field and the GPU, before anything
+// is held; the same GPU with non-ASCII UTF-8 in its DriverStore folder is given as usual.
+TEST(Decision, TextThatIsNotUtf8IsRefusedBeforeAnythingIsHeld) {
+  auto node = LoadExampleInventory("nvidia-t4.yaml");
+  auto& t4 = node.devices.at(0);
+  const std::string utf8_store =
+      "C:\\Windows\\System32\\DriverStore\\FileRepository\\nvmiig.inf_amd64_"
+      "\xc3\xb1\xe2\x82\xac\xe6\xbc\xa2";  // ñ€漢
+
+  // As a conversion through the ANSI code page (Latin-1) would leave the folder: "ñé".
+  t4.driver_store = utf8_store.substr(0, utf8_store.size() - 8) + "\xf1\xe9";
+  const auto owner = SyncedLedger();
+  auto& ledger = *owner;
+  const auto request = PodCreateRequest({{"dxshim.io/gpu", "1"}});
+  try {
+    DecideAndHold(request, node, ledger, WindowsTarget());
+    ADD_FAILURE() << "a DriverStore path that is not UTF-8 was accepted";
+  } catch (const DecisionError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_EQ(e.outcome(), DecisionOutcome::kNotUtf8);
+    const std::string message = e.what();
+    EXPECT_TRUE(message.starts_with(
+        "dxshim: pod default/pod container app: not creating it with text that is not UTF-8, "
+        "which a CRI request must not carry (containerd 2.2 and later refuse it): mount host_path "
+        "is not valid UTF-8 (byte 0xF1 at offset 64 of 'C:\\Windows\\System32\\DriverStore\\"
+        "FileRepository\\nvmiig.inf_amd64_\\xF1\\xE9\\nvcudadebugger.dll'), from GPU " +
+        t4.id +
+        "'s runtime file nvcudadebugger.dll => nvcudadebugger.dll in its DriverStore "
+        "folder; mount host_path"))
+        << message;
+    // Two of the 14 mounts named, then how many more.
+    EXPECT_TRUE(
+        message.ends_with("folder; and 12 more; fix the GPU's entry in the device inventory "
+                          "or its driver's registration on this node"))
+        << message;
+    EXPECT_TRUE(IsValidUtf8(message));
+  }
+  EXPECT_TRUE(ledger.Usage().empty()) << "nothing is held for a refused container";
+
+  t4.driver_store = utf8_store;
+  const auto d = DecideAndHold(request, node, ledger, WindowsTarget());
+  ASSERT_FALSE(d.pass_through);
+  EXPECT_TRUE(d.plan.not_utf8.empty());
+  EXPECT_EQ(d.plan.add_mounts.at(0).host_path(), utf8_store + "\\nvcudadebugger.dll");
 }
 
 // vm-runtime-handlers: a GPU request in a pod whose handler runs it in a VM is refused before

@@ -24,7 +24,7 @@ TEST(GpuEnvironment, AnNvidiaGpuWithItsUuid) {
   const auto env = GpuEnvironmentFor({Load("nvidia-t4.yaml").at(0)});
   EXPECT_EQ(env.variables, (Variables{
                                {"CUDA_VISIBLE_DEVICES", "GPU-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e"},
-                               {"DXSHIM_GPU_LUIDS", "0x00000000:0x0000d1a2"},
+                               {"DXSHIM_GPU_LUIDS", "0x00000000_0x0000D1A2"},
                                {"DXSHIM_GPU_LOCATION_PATHS", "PCIROOT(0)#PCI(1E00)"},
                                {"DXSHIM_GPU_VENDOR_IDS", "0x10de"},
                                {"DXSHIM_GPU_MEMORY_TOTAL_BYTES", "16106127360"},
@@ -40,7 +40,7 @@ TEST(GpuEnvironment, TwoGpusInAllocationOrder) {
       (Variables{
           {"CUDA_VISIBLE_DEVICES",
            "GPU-1a2b3c4d-6e7f-4a8b-9c0d-e1f2a3b4c5d6,GPU-8d3b2c1e-5f6a-4b7c-9d8e-0f1a2b3c4d5e"},
-          {"DXSHIM_GPU_LUIDS", "0x00000000:0x0000d1c4,0x00000000:0x0000d1a2"},
+          {"DXSHIM_GPU_LUIDS", "0x00000000_0x0000D1C4,0x00000000_0x0000D1A2"},
           {"DXSHIM_GPU_LOCATION_PATHS", "PCIROOT(0)#PCI(1F00),PCIROOT(0)#PCI(1E00)"},
           {"DXSHIM_GPU_VENDOR_IDS", "0x10de,0x10de"},
           {"DXSHIM_GPU_MEMORY_TOTAL_BYTES", "16106127360"},
@@ -69,6 +69,23 @@ TEST(GpuEnvironment, NoCudaVariableWhenAnNvidiaGpuHasNoUuid) {
   EXPECT_EQ(env.variables[0].first, "DXSHIM_GPU_LUIDS");
   ASSERT_EQ(env.notes.size(), 1u);
   EXPECT_EQ(env.notes[0], "CUDA_VISIBLE_DEVICES not set: no UUID known for " + node.at(1).id);
+}
+
+TEST(GpuEnvironment, HowDiscoveryFoundEachUuidIsSaid) {
+  // Windows discovery says how it found each UUID (devices/gpu_uuids.h), or why it found none.
+  auto node = Load("hetero-node.yaml");
+  node.at(0).uuid_found_by = "cuda-luid";
+  node.at(1).uuid_found_by = "nvml-pci";
+  auto env = GpuEnvironmentFor({node.at(0), node.at(1)});
+  ASSERT_EQ(env.notes.size(), 1u);
+  EXPECT_EQ(env.notes[0], "CUDA_VISIBLE_DEVICES: " + node.at(0).uuid + " (cuda-luid), " +
+                              node.at(1).uuid + " (nvml-pci)");
+  node.at(1).uuid.clear();
+  node.at(1).uuid_found_by = "none: NVML sees 2 NVIDIA GPUs";
+  env = GpuEnvironmentFor({node.at(0), node.at(1)});
+  ASSERT_EQ(env.notes.size(), 1u);
+  EXPECT_EQ(env.notes[0], "CUDA_VISIBLE_DEVICES not set: no UUID known for " + node.at(1).id +
+                              " (none: NVML sees 2 NVIDIA GPUs)");
 }
 
 TEST(GpuEnvironment, TheBudgetAndTheSmallestGpusTotalMemory) {

@@ -151,5 +151,69 @@ TEST(Injection, LinuxMapping) {
   EXPECT_EQ(plan.add_mounts[1].container_path(), "/usr/lib32/dxshim/libcuda.so.1");
 }
 
+// A DriverStore folder with non-ASCII characters (as Windows names it, converted from UTF-16 with
+// CP_UTF8) becomes the same UTF-8 bytes in each mount's host_path, through protobuf and back.
+TEST(Injection, ANonAsciiDriverStoreIsMountedAsTheSameUtf8Bytes) {
+  auto t4 = LoadExampleInventory("nvidia-t4.yaml").devices.at(0);
+  const std::string store =
+      "C:\\Windows\\System32\\DriverStore\\FileRepository\\nvmiig.inf_amd64_"
+      "\xc3\xb1\xe2\x82\xac\xe6\xbc\xa2";  // ñ€漢
+  t4.driver_store = store + "\\";
+  const auto plan = PlanInjection(runtime::v1::ContainerConfig{}, {t4}, false, "why", std::nullopt,
+                                  WindowsTarget());
+  EXPECT_TRUE(plan.not_utf8.empty());
+  ASSERT_EQ(plan.add_mounts.size(), 14u);
+  EXPECT_EQ(plan.add_mounts[1].host_path(), store + "\\nvcuda_loader64.dll");
+  runtime::v1::CreateContainerRequest request;
+  ApplyPlan(plan, *request.mutable_config());
+  runtime::v1::CreateContainerRequest parsed;
+  ASSERT_TRUE(parsed.ParseFromString(request.SerializeAsString()));
+  EXPECT_EQ(parsed.config().mounts(1).host_path(), store + "\\nvcuda_loader64.dll");
+}
+
+// Text that is not UTF-8 (here as a CP_ACP conversion would leave it: Latin-1 é, or a lone
+// surrogate in CESU-8) is listed, each naming the request field and the GPU or file it came from.
+TEST(Injection, TextThatIsNotUtf8IsListedWithItsFieldAndGpu) {
+  auto t4 = LoadExampleInventory("nvidia-t4.yaml").devices.at(0);
+  t4.system32 = {{"nvapi64.dll", "nvapi64.dll"}, {"nv\xed\xa0\x80.dll", "nvcuda.dll"}};
+  t4.syswow64 = {{"nvapi.dll", "nvapi\xe9.dll"}};
+  auto plan = PlanInjection({}, {t4}, false, "why", std::nullopt, WindowsTarget());
+  EXPECT_EQ(plan.not_utf8,
+            (std::vector<std::string>{
+                "mount host_path is not valid UTF-8 (byte 0xED at offset 89 of '" + kStore +
+                    "\\nv\\xED\\xA0\\x80.dll'), from GPU " + t4.id +
+                    "'s runtime file nv\\xED\\xA0\\x80.dll => nvcuda.dll in its DriverStore folder",
+                "mount container_path is not valid UTF-8 (byte 0xE9 at offset 25 of "
+                "'C:\\Windows\\SysWOW64\\nvapi\\xE9.dll'), from GPU " +
+                    t4.id + "'s runtime file nvapi.dll => nvapi\\xE9.dll"}));
+  // A file already mounted by the pod is not written, so not checked.
+  runtime::v1::ContainerConfig config;
+  config.add_mounts()->set_container_path("C:\\Windows\\System32\\nvcuda.dll");
+  EXPECT_EQ(
+      PlanInjection(config, {t4}, false, "why", std::nullopt, WindowsTarget()).not_utf8.size(), 1u);
+
+  // The device's location path reaches the device entry and the environment; the explanation
+  // (made of the devices' descriptions) its annotation.
+  auto bad = LoadExampleInventory("nvidia-t4.yaml").devices.at(0);
+  bad.location_path = "PCIROOT(0)#PCI(1E00\xff)";
+  plan = PlanInjection({}, {bad}, false, "T4 \xc0\xaf", std::nullopt, WindowsTarget());
+  ASSERT_EQ(plan.not_utf8.size(), 3u);
+  EXPECT_TRUE(
+      plan.not_utf8[0].starts_with("device host_path is not valid UTF-8 (byte 0xFF at "
+                                   "offset 40 of 'vpci-location-path://PCIROOT(0)#PCI("
+                                   "1E00\\xFF)'), from GPU " +
+                                   bad.id + "'s location path"))
+      << plan.not_utf8[0];
+  EXPECT_TRUE(plan.not_utf8[1].starts_with(
+      "env DXSHIM_GPU_LOCATION_PATHS value is not valid UTF-8 (byte 0xFF"))
+      << plan.not_utf8[1];
+  EXPECT_TRUE(plan.not_utf8[2].starts_with(
+      "annotation dxshim.io/explanation value is not valid UTF-8 (byte 0xC0 at offset 3 of 'T4 "
+      "\\xC0\\xAF; 14 runtime file(s)"))
+      << plan.not_utf8[2];
+  EXPECT_NE(plan.not_utf8[2].find("from the device inventory's facts on GPU " + bad.id),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace dxshim

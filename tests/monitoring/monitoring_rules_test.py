@@ -3,10 +3,14 @@
 accepts both rule files, every promtool unit test under deploy/monitoring/tests/ passes, every
 join and aggregation keeps `node` (a LUID is unique on one machine only), the Grafana dashboard's
 queries are PromQL promtool accepts and name only recording rules the rules file defines (or the
-dxshim and windows_exporter series the rules start from), and the scrape jobs exist, keep Windows
-nodes only, label them `node` and point at the right ports.
+dxshim and windows_exporter series the rules start from), the scrape jobs exist, keep Windows
+nodes only, label them `node` and point at the right ports, and every file states one scrape
+interval (SCRAPE_INTERVAL) and takes rate(), irate(), increase(), delta(), idelta() and deriv()
+over windows of four samples or more at it: the rules and alerts, the scrape file (its commented
+alternative too), the promtool tests, docs/metrics.md and the dashboard (read only).
 
 usage: monitoring_rules_test.py SOURCE_DIR    (promtool is looked up on PATH)"""
+import itertools
 import json
 import os
 import re
@@ -237,6 +241,157 @@ with tempfile.TemporaryDirectory() as tmp:
     run([promtool, "check", "config", static], "check config (prometheus-scrape.yaml, static targets)")
 print(f"prometheus-scrape.yaml: jobs {', '.join(sorted(jobs))}; relabelling of "
       f"{len(NODES)} discovered nodes checked")
+
+# 6. One scrape interval everywhere, and windows of at least four samples at it. A range [W]
+# evaluated at t holds the samples in (t-W, t] from Prometheus 3.0 (in [t-W, t] before it): at
+# one sample every I seconds that is W/I of them, rounded down, at the least. Four leave rate() a
+# figure when one scrape is missed, and irate() and the others their two samples.
+SCRAPE_INTERVAL = 15  # seconds
+MIN_SAMPLES = 4
+RATE_FUNCTIONS = re.compile(r"\b(rate|irate|increase|delta|idelta|deriv)\s*\(")
+# $__rate_interval is at least four of the scrape intervals Grafana is told of by definition
+# (max($__interval + scrape interval, 4 x scrape interval)); $__range is the whole time range.
+GRAFANA_WINDOWS = {"$__rate_interval", "${__rate_interval}", "$__range", "${__range}"}
+UNIT_SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000,
+                "second": 1, "seconds": 1, "minute": 60, "minutes": 60, "hour": 3600,
+                "hours": 3600}
+DURATION = re.compile(r"(\d+(?:\.\d+)?)\s?(ms|seconds?|minutes?|hours?|[smhdwy])(?![A-Za-z0-9_])")
+
+
+def duration_seconds(text):
+    """A Prometheus duration ("15s", "1m30s", "2m") in seconds; None when it is not one."""
+    text = text.strip()
+    parts = re.findall(r"(\d+)(ms|[smhdwy])", text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        return None
+    return sum(int(n) * UNIT_SECONDS[u] for n, u in parts)
+
+
+def call_windows(text):
+    """(function, window) of each rate-like call in `text`: the [range] inside its parentheses
+    at their own depth (a subquery's [range:step] gives its range)."""
+    found = []
+    for m in RATE_FUNCTIONS.finditer(text):
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            c = text[i]
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+            elif c == "[" and depth == 1:
+                end = text.find("]", i)
+                if end < 0:
+                    break
+                found.append((m.group(1), text[i + 1:end].split(":")[0].strip()))
+                i = end
+            i += 1
+    return found
+
+
+def prose_intervals(text):
+    """Durations stated as a scrape interval: after a word starting with "scrap" (not
+    scrape_timeout), up to the end of its sentence (80 characters at most), [ranges] left out."""
+    flat = re.sub(r"\s*\n\s*(?:#\s?)?", " ", text)  # comment and paragraph lines joined
+    found = []
+    for m in re.finditer(r"\bscrap\w*", flat, re.IGNORECASE):
+        if m.group(0).lower().startswith("scrape_timeout"):
+            continue
+        clause = re.split(r"\.(?:\s|$)", flat[m.end():m.end() + 80])[0]
+        clause = re.sub(r"\[[^\]]*\]", "", clause)
+        found += [(f"{m.group(0)}{clause[:d.end()]}", float(d.group(1)) * UNIT_SECONDS[d.group(2)])
+                  for d in DURATION.finditer(clause)]
+    return found
+
+
+def check_windows(where, text):
+    count = 0
+    for function, window in call_windows(text):
+        count += 1
+        if window in GRAFANA_WINDOWS:
+            continue
+        seconds = duration_seconds(window)
+        if seconds is None:
+            problems.append(f"{where}: {function}(...[{window}]): not a duration whose samples "
+                            f"can be counted (use a literal, or $__rate_interval)")
+        elif seconds // SCRAPE_INTERVAL < MIN_SAMPLES:
+            problems.append(f"{where}: {function}(...[{window}]) holds "
+                            f"{int(seconds // SCRAPE_INTERVAL)} samples at a {SCRAPE_INTERVAL}s "
+                            f"scrape; at least {MIN_SAMPLES} needed ([{MIN_SAMPLES * SCRAPE_INTERVAL}s])")
+    return count
+
+
+def check_interval(where, value):
+    seconds = duration_seconds(str(value)) if not isinstance(value, (int, float)) else value
+    if seconds != SCRAPE_INTERVAL:
+        problems.append(f"{where}: scrape interval {value}, not the one of every file: "
+                        f"{SCRAPE_INTERVAL}s")
+
+
+def check_scrape_configs(where, config):
+    """Each job's scrape interval, its own or the global one (Prometheus' default is 1m)."""
+    default = (config.get("global") or {}).get("scrape_interval", "1m")
+    jobs_seen = config.get("scrape_configs") or []
+    for job in jobs_seen:
+        check_interval(f"{where} job {job.get('job_name')}", job.get("scrape_interval", default))
+    return len(jobs_seen)
+
+
+metrics_doc = os.path.join(source_dir, "docs", "metrics.md")
+test_paths = [os.path.join(tests_dir, n) for n in test_files]
+windows_checked = stated = scrape_jobs = 0
+for path in [rules_file, alerts_file, scrape_file, metrics_doc, dashboard_file] + test_paths:
+    where = os.path.relpath(path, source_dir)
+    text = open(path, encoding="utf-8").read()
+    if path == dashboard_file:
+        # The dashboard's strings (queries, descriptions), read as written.
+        strings = []
+
+        def walk(node):
+            if isinstance(node, dict):
+                for v in node.values():
+                    walk(v)
+            elif isinstance(node, list):
+                for v in node:
+                    walk(v)
+            elif isinstance(node, str):
+                strings.append(node)
+        walk(dashboard)
+        text = "\n".join(strings)
+        # A panel's or query's min interval is the scrape interval Grafana's $__rate_interval counts
+        # with.
+        for panel in all_panels(dashboard.get("panels", [])):
+            for t in [panel] + panel.get("targets", []):
+                if t.get("interval"):
+                    check_interval(f"{where} panel {panel.get('title')!r} interval", t["interval"])
+                    stated += 1
+    windows_checked += check_windows(where, text)
+    for said, seconds in prose_intervals(text):
+        stated += 1
+        if seconds != SCRAPE_INTERVAL:
+            problems.append(f"{where}: \"{said}\": a scrape interval other than {SCRAPE_INTERVAL}s")
+    if path == scrape_file:
+        scrape_jobs += check_scrape_configs(where, scrape)
+        # The commented alternative, uncommented: the comment lines from the first commented job.
+        lines = text.splitlines()
+        first = next((i for i, l in enumerate(lines) if re.match(r"^#\s+- job_name:", l)), None)
+        commented = "" if first is None else "\n".join(
+            l[1:] for l in itertools.takewhile(lambda l: l.startswith("#"), lines[first:]))
+        alternative = yaml.safe_load("scrape_configs:\n" + commented) if commented else None
+        if alternative and alternative.get("scrape_configs"):
+            scrape_jobs += check_scrape_configs(f"{where} (commented alternative)", alternative)
+    if path == metrics_doc:
+        for block in re.findall(r"```ya?ml\n(.*?)```", text, re.DOTALL):
+            config = yaml.safe_load(block)
+            if isinstance(config, dict) and "scrape_configs" in config:
+                scrape_jobs += check_scrape_configs(f"{where} (a yaml block)", config)
+    if path in test_paths:
+        for i, test in enumerate(yaml.safe_load(text).get("tests", [])):
+            check_interval(f"{where} test {i + 1} interval (the scrape it stands for)",
+                           test.get("interval", "1m"))
+            stated += 1
+print(f"scrape interval {SCRAPE_INTERVAL}s: {scrape_jobs} scrape jobs, {stated} other statements "
+      f"of it and {windows_checked} rate-like windows (at least {MIN_SAMPLES} samples) checked")
 
 for p in problems:
     print("wrong:", p)

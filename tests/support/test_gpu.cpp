@@ -4,6 +4,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <fstream>
 #include <stdexcept>
 
@@ -22,11 +23,13 @@ DeviceNode::~DeviceNode() { ::unlink(path_.c_str()); }
 void WriteTestGpuInventory(const std::filesystem::path& inventory,
                            const std::vector<const DeviceNode*>& nodes, const std::string& bus,
                            const std::filesystem::path& store) {
+  std::string upper_bus = bus;  // the LUID as dxshim writes it: upper-case hex digits
+  for (auto& c : upper_bus) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::ofstream out(inventory);
   out << "devices:\n";
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     out << "  - id: '0000:" << bus << ":00." << i << "'\n"
-        << "    luid: 0x00000000000" << bus << "e2" << i << "\n"
+        << "    luid: 0x00000000_0x000" << upper_bus << "E2" << i << "\n"
         << "    locationPath: '" << nodes[i]->path() << "'\n"
         << R"(    description: Test GPU (a device node made by the test)
     vendor: NVIDIA

@@ -5,6 +5,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace dxshim::devices {
 namespace {
@@ -57,13 +60,60 @@ TEST(DeviceRequest, DefaultsAndPins) {
   EXPECT_EQ(r->count, 1u);
   EXPECT_FALSE(r->exclusive);
   EXPECT_TRUE(AppliesTo(*r, "anything"));
-  r = ParseDeviceRequest({{"dxshim.io/device", "PCIROOT(0)#PCI(1E00), 0x00000000:0x0000d1a7"}});
+  r = ParseDeviceRequest({{"dxshim.io/device", "PCIROOT(0)#PCI(1E00), 0x00000000_0x0000D1A7"}});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->count, 2u);  // one per pin unless gpu says otherwise
   r = ParseDeviceRequest({{"dxshim.io/device", "a,b,c"}, {"dxshim.io/gpu", "1"}});
   EXPECT_EQ(r->count, 1u);
   r = ParseDeviceRequest({{"dxshim.io/vendor", "0x10DE"}});
   EXPECT_EQ(r->vendor_id, 0x10de);
+}
+
+// A LUID pin in any spelling dxshim reads is kept as FormatLuid writes it, so the explanation and
+// the logs show the one spelling; the same LUID twice is refused whatever its spellings.
+TEST(DeviceRequest, LuidPinsInEverySpellingAreKeptInTheOne) {
+  const auto r = ParseDeviceRequest(
+      {{"dxshim.io/device",
+        "0x00000000_0x0000D1A7,0x00000001:0x0000d1a7,0x0000000b_0x0000d1a7,0xc0000d1a7,"
+        "0XD1B8,PCIROOT(0)#PCI(1E00)"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->pins, (std::vector<std::string>{"0x00000000_0x0000D1A7", "0x00000001_0x0000D1A7",
+                                               "0x0000000B_0x0000D1A7", "0x0000000C_0x0000D1A7",
+                                               "0x00000000_0x0000D1B8", "PCIROOT(0)#PCI(1E00)"}));
+  EXPECT_EQ(Describe(*r),
+            "gpu=6 device=0x00000000_0x0000D1A7,0x00000001_0x0000D1A7,0x0000000B_0x0000D1A7,"
+            "0x0000000C_0x0000D1A7,0x00000000_0x0000D1B8,PCIROOT(0)#PCI(1E00) shared");
+  EXPECT_EQ(ErrorOf({{"dxshim.io/device", "0x00000000_0x0000D1A7,0x00000000:0x0000d1a7"}}),
+            "annotation dxshim.io/device='0x00000000_0x0000D1A7,0x00000000:0x0000d1a7': names "
+            "LUID 0x00000000_0x0000D1A7 twice");
+  EXPECT_EQ(ErrorOf({{"dxshim.io/device", "0xd1a7,0x00000000_0x0000d1a7"}}),
+            "annotation dxshim.io/device='0xd1a7,0x00000000_0x0000d1a7': names LUID "
+            "0x00000000_0x0000D1A7 twice");
+}
+
+TEST(DeviceRequest, MalformedLuidPinsAreRefusedSayingWhy) {
+  const std::string form = " is not a LUID (0xHHHHHHHH_0xLLLLLLLL, e.g. 0x00000000_0x0000D1A2): ";
+  const std::pair<std::string, std::string> cases[] = {
+      {"00000000_0x0000D1A7", "the high part has no 0x"},
+      {"0x00000000_0000D1A7", "the low part has no 0x"},
+      {"00000000:0000d1a7", "the high part has no 0x"},
+      {"0x000000000_0x0000D1A7", "the high part has 9 hex digits, more than 8"},
+      {"0x00000000_0x00000D1A7", "the low part has 9 hex digits, more than 8"},
+      {"0x00000000_0xD1A7!", "the low part 'D1A7!' is not hex digits"},
+      {"0xgpu", "the number 'gpu' is not hex digits"},
+      {"0x1_0x2_0x3", "more than two parts"},
+  };
+  for (const auto& [pin, why] : cases) {
+    EXPECT_EQ(ErrorOf({{"dxshim.io/device", "PCIROOT(0)#PCI(1E00)," + pin}}),
+              "annotation dxshim.io/device='PCIROOT(0)#PCI(1E00)," + pin + "': '" + pin + "'" +
+                  form + why);
+  }
+  // Not meant as LUIDs: ids and location paths stay pins, whatever they contain.
+  for (const std::string pin : {"0000:e6:00.0", "gpu_0", "PCIROOT(0)#PCI(1E00)", "d1a7"}) {
+    const auto r = ParseDeviceRequest({{"dxshim.io/device", pin}});
+    ASSERT_TRUE(r) << pin;
+    EXPECT_EQ(r->pins, std::vector<std::string>{pin});
+  }
 }
 
 TEST(DeviceRequest, PinsMatchIdLuidOrLocationPath) {
@@ -73,8 +123,14 @@ TEST(DeviceRequest, PinsMatchIdLuidOrLocationPath) {
   d.location_path = "PCIROOT(0)#PCI(1E00)";
   EXPECT_TRUE(PinMatches("pci\\ven_10de&dev_1eb8\\3&2411e6fe&1&f0", d));
   EXPECT_TRUE(PinMatches("pciroot(0)#pci(1e00)", d));
-  EXPECT_TRUE(PinMatches("0x00000001:0x0000d1a7", d));
+  EXPECT_TRUE(PinMatches("0x00000001_0x0000D1A7", d));
+  EXPECT_TRUE(PinMatches("0x00000001_0x0000d1a7", d));
+  EXPECT_TRUE(PinMatches("0x00000001:0x0000d1a7", d));  // dxshim's earlier spelling
+  EXPECT_TRUE(PinMatches("0X00000001:0X0000D1A7", d));
   EXPECT_TRUE(PinMatches("0x10000d1a7", d));
+  EXPECT_FALSE(PinMatches("0x00000000_0x0000D1A7", d));
+  EXPECT_FALSE(PinMatches("0x00000001_0x0000D1A7_", d));
+  EXPECT_FALSE(PinMatches("00000001_0x0000D1A7", d));
   EXPECT_FALSE(PinMatches("0x0000d1a7", d));
   EXPECT_FALSE(PinMatches("PCIROOT(0)#PCI(1F00)", d));
 }

@@ -8,13 +8,15 @@
 // bus writes
 // ("Virtual PCI Bus Slot N Serial N"), which names no segment. It proves discovery's PnP step
 // and the UUID matching run on these facts; it cannot prove the real CfgMgr32 (only a Windows
-// node can).
+// node can). The LUIDs follow the stand-in driver's generation (fake_gpu_generation.h).
 #include <windows.h>
 
 #include <cstring>
 #include <cwchar>
 #include <string>
 #include <vector>
+
+#include "tests/devices/windows/fake_gpu_generation.h"
 
 namespace {
 
@@ -99,7 +101,8 @@ std::vector<BYTE> String(const wchar_t* text) {
 bool Property(const Node& node, const PropertyKey& key, ULONG& type, std::vector<BYTE>& data) {
   if (IsEqualGUID(key.fmtid, kGpuLuidKey) && key.pid == 2) {
     type = kTypeUint64;
-    data = Bytes(&node.luid, sizeof node.luid);
+    const LUID luid = fake_gpu::Renumbered(node.luid, fake_gpu::Generation());
+    data = Bytes(&luid, sizeof luid);
     return true;
   }
   if (!IsEqualGUID(key.fmtid, kDeviceKeys)) return false;

@@ -4,13 +4,16 @@
 // devices/windows/dxcore_api.h: an NVIDIA T4 and an NVIDIA A10 (D3D12 graphics + core compute),
 // the Microsoft Basic Render Driver (software) and a compute-only (MCDM) accelerator. It proves the
 // enumeration, merging and skipping logic run; it cannot prove the real dxcore.dll's ABI (only a
-// Windows node can).
+// Windows node can). Each adapter's LUID follows the stand-in driver's generation
+// (fake_gpu_generation.h), and a list goes stale once the generation changed after it was made,
+// as a real list does when adapters restart with new LUIDs.
 #include <atomic>
 #include <cstring>
 #include <iterator>
 #include <new>
 
 #include "devices/windows/dxcore_api.h"
+#include "tests/devices/windows/fake_gpu_generation.h"
 
 namespace dx = dxshim::devices::windows::dxcore;
 
@@ -85,7 +88,9 @@ class RefCounted : public Base {
 
 class Adapter : public RefCounted<dx::IAdapter> {
  public:
-  explicit Adapter(const FakeAdapterData& data) : data_(data) {}
+  Adapter(const FakeAdapterData& data, DWORD generation) : data_(data) {
+    data_.luid = fake_gpu::Renumbered(data.luid, generation);
+  }
   bool STDMETHODCALLTYPE IsValid() override { return true; }
   bool STDMETHODCALLTYPE IsAttributeSupported(REFGUID attribute) override {
     return (data_.graphics && SameGuid(attribute, dx::kAttributeD3D12Graphics)) ||
@@ -147,13 +152,14 @@ class AdapterList : public RefCounted<dx::IAdapterList> {
   }
   HRESULT STDMETHODCALLTYPE GetAdapter(std::uint32_t index, REFIID riid, void** out) override {
     if (index >= count_ || !SameGuid(riid, dx::kIidAdapter)) return E_INVALIDARG;
-    *out = static_cast<dx::IAdapter*>(new Adapter(*members_[index]));
+    *out = static_cast<dx::IAdapter*>(new Adapter(*members_[index], generation_));
     return S_OK;
   }
   std::uint32_t STDMETHODCALLTYPE GetAdapterCount() override { return count_; }
-  bool STDMETHODCALLTYPE IsStale() override { return false; }
+  bool STDMETHODCALLTYPE IsStale() override { return fake_gpu::Generation() != generation_; }
 
  private:
+  DWORD generation_ = fake_gpu::Generation();
   const FakeAdapterData* members_[std::size(kAdapters)] = {};
   std::uint32_t count_ = 0;
 };
