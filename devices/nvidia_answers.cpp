@@ -2,8 +2,6 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cctype>
-#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
@@ -81,22 +79,12 @@ std::map<std::string, std::string> Map(const YAML::Node& map, const char* key) {
   return out;
 }
 
-// A LUID exactly as FormatLuid writes it (hex digits in either case).
 std::uint64_t Luid(const std::string& text) {
-  unsigned high = 0;
-  unsigned low = 0;
-  char separator = 0;
-  char end = 0;
-  if (std::sscanf(text.c_str(), "0x%8x%c0x%8x%c", &high, &separator, &low, &end) != 3) {
-    Bad("has the LUID '" + text + "'");
+  try {
+    return ParseLuid(text);
+  } catch (const std::invalid_argument& e) {
+    Bad(std::string("has a device whose LUID ") + e.what());
   }
-  const auto luid = (static_cast<std::uint64_t>(high) << 32) | low;
-  auto upper = text;
-  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  auto expected = FormatLuid(luid);
-  for (auto& c : expected) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (upper != expected) Bad("has the LUID '" + text + "'");
-  return luid;
 }
 
 }  // namespace

@@ -60,8 +60,8 @@ TEST(NvidiaAnswers, WhatIsNotTheChildsJsonIsRefusedWithTheReason) {
   const std::pair<const char*, const char*> cases[] = {
       {"", "has no \"cuda\" object"},
       {"Segmentation fault", "has no \"cuda\" object"},
-      {"{\"cuda\": {\"devices\": [{\"ordinal\": 0, \"luid\": \"0xd1b8\", \"uuid\": \"x\"}]}}",
-       "has the LUID '0xd1b8'"},
+      {"{\"cuda\": {\"devices\": [{\"ordinal\": 0, \"luid\": \"d1b8\", \"uuid\": \"x\"}]}}",
+       "has a device whose LUID 'd1b8' is not a LUID"},
       {"{\"cuda\": {\"devices\": [{\"luid\": \"0x00000000_0x0000D1B8\"}]}}",
        "has a device without an ordinal"},
       {"{\"cuda\": {\"devices\": {}}}", "has \"devices\" that are not a list"},
