@@ -164,9 +164,12 @@ ChildRun RunChild(const std::wstring& program, const std::vector<std::string>& a
                    " s later (stuck in a driver call?)";
   }
   if (WaitForSingleObject(output->done.h, kAfterKillMs) != WAIT_OBJECT_0) {
-    // A process outside the job holds the pipe: its reader is left behind with its own state.
-    run.finished = false;
-    run.failure = "ended, but its output pipe did not (another process holds it)";
+    // A child that has not ended, or a process outside the job holding the pipe: its reader is
+    // left behind with its own state.
+    if (run.finished) {
+      run.finished = false;
+      run.failure = "ended, but its output pipe did not (another process holds it)";
+    }
     return run;
   }
   run.out = std::move(output->text);
