@@ -20,6 +20,12 @@ std::string Scalar(const std::string& file, const YAML::Node& node, const std::s
   return node.as<std::string>();
 }
 
+// A mapping's key: a YAML key may be a list or a mapping, which names nothing here.
+std::string Key(const std::string& file, const YAML::Node& key, const std::string& field) {
+  if (!key.IsScalar()) Fail(file, key, field, "a key must be a plain string");
+  return key.as<std::string>();
+}
+
 std::vector<devices::RuntimeFile> Files(const std::string& file, const YAML::Node& node,
                                         const std::string& field) {
   std::vector<devices::RuntimeFile> out;
@@ -30,9 +36,11 @@ std::vector<devices::RuntimeFile> Files(const std::string& file, const YAML::Nod
     const auto f = field + "[" + std::to_string(i) + "]";
     if (!item.IsMap()) Fail(file, item, f, "must be a mapping with source and destination");
     for (const auto& kv : item) {
-      const auto key = kv.first.as<std::string>();
+      const auto key = Key(file, kv.first, f);
       if (key != "source" && key != "destination") Fail(file, kv.first, f, "unknown key " + key);
     }
+    // A missing key has no line of its own: the item's is given.
+    if (!item["source"].IsDefined()) Fail(file, item, f + ".source", "missing");
     devices::RuntimeFile rf;
     rf.source = Scalar(file, item["source"], f + ".source");
     rf.destination = item["destination"].IsDefined()
@@ -62,7 +70,7 @@ std::vector<devices::VendorRuntimeFiles> ParseExtraRuntimeFiles(const YAML::Node
     const auto field = "extra-runtime-files[" + std::to_string(i) + "]";
     if (!item.IsMap()) Fail(file, item, field, "must be a mapping");
     for (const auto& kv : item) {
-      const auto key = kv.first.as<std::string>();
+      const auto key = Key(file, kv.first, field);
       if (key != "vendor" && key != "vendor-id" && key != "system32" && key != "syswow64") {
         Fail(file, kv.first, field,
              "unknown key " + key + " (known: vendor, vendor-id, system32, syswow64)");

@@ -79,9 +79,21 @@ std::chrono::milliseconds ParseDuration(std::string_view text) {
     return ConfigError(message);
   };
   if (ec != std::errc() || number < 0) throw bad();
-  if (unit.empty() || unit == "s") return std::chrono::seconds(number);
-  if (unit == "ms") return std::chrono::milliseconds(number);
-  if (unit == "m") return std::chrono::minutes(number);
+  // At most a day: no interval dxshim waits is longer, and a larger count would overflow once
+  // converted (to milliseconds here, to the clocks' nanoseconds where it is waited for).
+  constexpr std::chrono::milliseconds kLongest = std::chrono::hours(24);
+  const auto of = [&](std::chrono::milliseconds one) {
+    if (number > kLongest / one) {
+      std::string message(1, '\'');
+      message.append(text).append(
+          "' is longer than 24h (1440m), the longest duration dxshim takes");
+      throw ConfigError(message);
+    }
+    return one * number;
+  };
+  if (unit.empty() || unit == "s") return of(std::chrono::seconds(1));
+  if (unit == "ms") return of(std::chrono::milliseconds(1));
+  if (unit == "m") return of(std::chrono::minutes(1));
   throw bad();
 }
 

@@ -95,7 +95,7 @@ void CheckServeConfig(const ServeConfig& cfg);
 
 // "0660" or "660" (octal, at most 0777).
 std::uint32_t ParseSocketMode(std::string_view text);
-// "250ms", "10s", "2m"; a bare number means seconds.
+// "250ms", "10s", "2m"; a bare number means seconds. At most 24h.
 std::chrono::milliseconds ParseDuration(std::string_view text);
 // "true" or "false".
 bool ParseBool(std::string_view text);

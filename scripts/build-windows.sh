@@ -16,6 +16,10 @@ prefix=$(scripts/build-windows-deps.sh | {
   echo "$last"
 })
 export DXSHIM_MINGW_PREFIX="$prefix"
+# The gRPC source those libraries were built from, beside them in the cache: the handoff of a
+# connection to gRPC on Windows needs its internal headers (shim/socket_bridge/grpc_handoff.h).
+grpc_dir=$(sed -n 's/^ *"grpc=[^ ]* \(grpc-[^"]*\)"$/\1/p' scripts/build-windows-deps.sh)
+export DXSHIM_GRPC_SOURCE="$(dirname "$prefix")/src/$grpc_dir"
 # A new prefix (other versions, script or patches): configure afresh, or CMake keeps finding the
 # old prefix's libraries in its cache.
 stamp=build-windows-mingw/.dxshim-mingw-prefix

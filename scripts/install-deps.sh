@@ -11,7 +11,7 @@ packages=(
   libboost-program-options-dev libspdlog-dev libyaml-cpp-dev libgtest-dev libbenchmark-dev
   prometheus-cpp-dev prometheus
   containerd runc busybox-static curl socat
-  g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev
+  g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev llvm-14
   systemd python3 python3-yaml python3-grpcio
   dpkg-dev patch
   skopeo umoci

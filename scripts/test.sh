@@ -18,7 +18,13 @@ scripts/build.sh
 wait "$windows" || { echo "the Windows build failed (lines marked windows| above)" >&2; exit 1; }
 trap - EXIT
 cd build
-if ctest --output-on-failure --timeout 900 -j "$(nproc)"; then exit 0; fi
+sanitizers() {
+  cd ..
+  local start=$SECONDS
+  scripts/test-sanitizers.sh
+  echo "the sanitizer phase (scripts/test-sanitizers.sh) took $((SECONDS - start)) s"
+}
+if ctest --output-on-failure --timeout 900 -j "$(nproc)"; then sanitizers; exit 0; fi
 # A test that runs the Windows programs under wine (label windows) and failed is run once more,
 # alone, and must pass then; any other failure fails the suite at once. Wine on a loaded 2-core
 # machine, beside another wine test, now and then fails a program that works alone (a
@@ -35,3 +41,4 @@ for test in $failed; do
 done
 echo "the wine test(s) that failed, run once more alone:" $failed
 ctest --output-on-failure --timeout 900 --rerun-failed
+sanitizers

@@ -65,7 +65,8 @@ std::string FormatBytes(std::uint64_t bytes) {
   }
   if (bytes >= (1ull << 20)) {
     // Not a whole number of Mi: Mi with one decimal is what a message needs.
-    const auto tenths = (bytes * 10) >> 20;
+    // Whole Mi and the tenths of the rest apart: bytes * 10 would wrap past 2^64/10 (1.6Ei).
+    const auto tenths = (bytes >> 20) * 10 + (((bytes & ((1ull << 20) - 1)) * 10) >> 20);
     return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + "Mi";
   }
   return std::to_string(bytes) + "B";

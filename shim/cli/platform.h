@@ -14,13 +14,15 @@
 #include "shim/proxy/cri_callers.h"
 #include "shim/proxy/endpoint.h"
 #include "shim/proxy/proxy_server.h"
+#include "shim/socket_bridge/socket_pair.h"
 
 namespace dxshim {
 
 inline constexpr std::chrono::seconds kPipeFreeWait{30};
 
-// Windows: the named pipes among the endpoints bridged to loopback TCP (the endpoints are
-// rewritten to the bridges'). Elsewhere: nothing to do.
+// Windows: the named pipes among the endpoints bridged (kubelet's pipe: each connection handed to
+// the relay's gRPC server, which then listens on no port; the runtime's: through a loopback
+// forwarder, the endpoint rewritten to it). Elsewhere: nothing to do.
 class PipeBridges {
  public:
   // For serve: kubelet's pipe (only calls that came through it are admitted) and the runtime's.
@@ -36,8 +38,8 @@ class PipeBridges {
   // a loopback forwarder only this process may use (nothing is listened on).
   static std::unique_ptr<PipeBridges> ForDialing(Endpoint& target);
   virtual ~PipeBridges() = default;
-  // Once the relay listens on `port`: the pipe opens.
-  virtual void Listen(int /*port*/) {}
+  // Once the relay serves: the pipe opens, each connection given to the relay by `hand`.
+  virtual void Listen(socket_bridge::HandToServer /*hand*/) {}
   virtual void Stop() {}
   // Whether `callers` learns the program of each client (Windows, serving a named pipe).
   virtual bool KnowsCallers() const { return false; }

@@ -17,7 +17,7 @@ class WindowsPipeBridges : public PipeBridges {
  public:
   explicit WindowsPipeBridges(std::unique_ptr<windows::PipeTransport> pipes)
       : pipes_(std::move(pipes)) {}
-  void Listen(int port) override { pipes_->Listen(port); }
+  void Listen(socket_bridge::HandToServer hand) override { pipes_->Listen(std::move(hand)); }
   void Stop() override { pipes_->Stop(); }
   bool KnowsCallers() const override { return pipes_->serves_pipe(); }
   windows::PipeTransport& pipes() { return *pipes_; }
@@ -39,6 +39,7 @@ std::unique_ptr<PipeBridges> PipeBridges::ForServe(
   bridges->pipes().RecordCallers(callers);
   bridges->pipes().WaitForPipe(kPipeFreeWait);
   if (bridges->pipes().serves_pipe()) {
+    options.handed_connections = true;
     options.admit_peer = [p = &bridges->pipes()](std::string_view peer) { return p->Admits(peer); };
   }
   return bridges;

@@ -9,8 +9,10 @@
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
 #include "shim/device_plugin/device_plugin_service.h"
 #include "shim/proxy/status_code_name.h"
+#include "shim/socket_bridge/grpc_handoff.h"
 #include "shim/socket_bridge/own_connections.h"
 #include "shim/socket_bridge/socket_forwarder.h"
+#include "shim/socket_bridge/socket_pair.h"
 
 namespace dxshim::device_plugin {
 namespace {
@@ -24,11 +26,11 @@ void Warn(const std::string& line) { spdlog::warn("device plugin: {}", line); }
 }  // namespace
 
 struct DevicePluginServer::Serving {
-  // The bridged modes: kubelet's connections to the socket file, bridged to the server on
-  // 127.0.0.1:`backend_port` (set once the server listens). Before the service: it asks the
-  // bridge whose calls it may take.
+  // The bridged modes: kubelet's connections to the socket file, each handed to `server` through
+  // a connection the bridge makes to itself (`handed_to`: set once the server is up, cleared
+  // before it stops). Before the service: it asks the bridge whose calls it may take.
   std::unique_ptr<socket_bridge::SocketForwarder> bridge;
-  std::shared_ptr<std::atomic<std::uint16_t>> backend_port;
+  std::shared_ptr<socket_bridge::HandoffDoor> handed_to;
   std::unique_ptr<DevicePluginService> service;
   std::unique_ptr<grpc::Server> server;
 };
@@ -232,21 +234,23 @@ bool DevicePluginServer::ServeBridged(Serving& serving, std::string& error) {
   auto listener =
       socket_bridge::ListenOnSocketFile(socket_path_, FamilyOf(options_.sockets), error);
   if (!listener.valid()) return false;
-  // Connections before the server listens find no port and are closed (kubelet dials only once
-  // registered, after this).
-  serving.backend_port = std::make_shared<std::atomic<std::uint16_t>>(0);
+  // The server listens on no port: each of kubelet's connections to the socket file becomes a
+  // connection the bridge makes to itself, whose other end is handed to the server
+  // (socket_pair.h, grpc_handoff.h). Connections before the server is up, or once it is
+  // stopping, are closed (kubelet dials only once registered, after this).
+  serving.handed_to = std::make_shared<socket_bridge::HandoffDoor>();
   serving.bridge = std::make_unique<socket_bridge::SocketForwarder>(
       std::move(listener), "device plugin socket " + socket_path_,
-      [port = serving.backend_port](std::string& dial_error) {
-        if (*port == 0) {
-          dial_error = "the plugin's gRPC server is not listening yet";
-          return socket_bridge::Socket();
-        }
-        return socket_bridge::ConnectLoopback(*port, dial_error);
+      [door = serving.handed_to](std::string& dial_error, std::string& served_as) {
+        auto pair = socket_bridge::MakeSocketPair(dial_error, Warn);
+        if (!pair) return socket_bridge::Socket();
+        served_as = door->Hand(std::move(pair->server_end), dial_error);
+        if (served_as.empty()) return socket_bridge::Socket();
+        return std::move(pair->bridge_end);
       },
       socket_bridge::Admission(), Warn);
-  // Anyone on this machine can reach 127.0.0.1: the server answers only calls that came through
-  // the bridge (their peer is exactly one of the bridge's backend connections).
+  // Every call comes over a handed connection; each is still checked against the bridge's list
+  // (own_connections.h).
   auto admit = socket_bridge::AdmitOnlyThrough(
       serving.bridge->backend_connections(), socket_path_,
       [](const std::string& line) { spdlog::warn("device plugin: {}", line); });
@@ -255,20 +259,16 @@ bool DevicePluginServer::ServeBridged(Serving& serving, std::string& error) {
     serving.service = std::make_unique<DevicePluginService>(snapshot_, *resource_, record_,
                                                             std::move(admit), WatchEndedHook());
   }
-  int port = 0;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(serving.service.get());
   serving.server = builder.BuildAndStart();
-  if (!serving.server || port <= 0) {
-    error = "the plugin's gRPC server cannot listen on 127.0.0.1";
-    if (serving.server) serving.server->Shutdown();
-    serving.server.reset();
+  if (!serving.server) {
+    error = "the plugin's gRPC server cannot start";
     return false;
   }
-  *serving.backend_port = static_cast<std::uint16_t>(port);
-  spdlog::info("device plugin: serving {} ({}), bridged to 127.0.0.1:{}", socket_path_,
-               socket_bridge::ToString(FamilyOf(options_.sockets)), port);
+  serving.handed_to->Open(*serving.server);
+  spdlog::info("device plugin: serving {} ({}), each connection handed to its gRPC server",
+               socket_path_, socket_bridge::ToString(FamilyOf(options_.sockets)));
   return true;
 }
 
@@ -279,6 +279,7 @@ void DevicePluginServer::StopServing() {
     serving = std::move(serving_);
   }
   if (!serving) return;
+  if (serving->handed_to) serving->handed_to->Close();  // no new connection goes to it
   serving->service->Stop();
   serving->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   serving->server->Wait();

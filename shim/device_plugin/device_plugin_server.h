@@ -18,8 +18,9 @@
 //
 // The sockets are gRPC's own on Linux; on Windows (plugin_sockets.h) the plugin listens on a fresh
 // AF_UNIX name each time it serves and the socket bridge carries both legs: kubelet's connections
-// to the plugin's gRPC server on 127.0.0.1, which admits only the bridge's own connections, and
-// the registration from a loopback port, which admits only this process, to kubelet.sock.
+// to the plugin's gRPC server, which listens on no port (each connection is handed to it through
+// a connection the bridge makes to itself, and every call is checked against the bridge's list),
+// and the registration from a loopback port, which admits only this process, to kubelet.sock.
 #pragma once
 
 #include <chrono>

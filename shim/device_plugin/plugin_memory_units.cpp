@@ -326,6 +326,7 @@ std::vector<std::string> PluginMemoryUnits::Preferred(const std::vector<std::str
 }
 
 std::string PluginMemoryUnits::Refusal(const std::vector<std::string>& ids) {
+  if (auto why = PluginResource::Refusal(ids); !why.empty()) return why;
   std::lock_guard lock(mutex_);
   // Against what is held and what kubelet allocated to pods not started (a container's units
   // allocated just before may be this pod's own: they took memory, not a pod slot). Units the

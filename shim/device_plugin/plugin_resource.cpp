@@ -32,6 +32,14 @@ std::vector<std::string> PluginResource::PreferFrom(const std::vector<std::strin
   return out;
 }
 
+std::string PluginResource::Refusal(const std::vector<std::string>& ids) {
+  std::set<std::string> seen;
+  for (const auto& id : ids) {
+    if (!seen.insert(id).second) return "'" + id + "' is given twice to one container";
+  }
+  return "";
+}
+
 void MarkHeldOutside(std::vector<PluginDevice>& devices, const SchedulerGap& gap) {
   unsigned unseen = gap.unseen;
   for (auto it = devices.rbegin(); it != devices.rend() && unseen > 0; ++it) {

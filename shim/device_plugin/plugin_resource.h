@@ -59,8 +59,9 @@ class PluginResource {
     return PreferFrom(available, must_include, size);
   }
   // Why kubelet may not give `ids` (all known) to one container, or "": Allocate then refuses,
-  // and kubelet rejects the pod at admission.
-  virtual std::string Refusal(const std::vector<std::string>& /*ids*/) { return ""; }
+  // and kubelet rejects the pod at admission. Here an id given twice (the annotation would name
+  // it twice, which CreateContainer refuses); a resource adds its own reasons.
+  virtual std::string Refusal(const std::vector<std::string>& ids);
   // Allocate gave `ids` to one container.
   virtual void Allocated(const std::vector<std::string>& /*ids*/) {}
 

@@ -31,7 +31,7 @@ std::string SocketFileChannel::Target(std::string& error) {
   // (any local process can reach 127.0.0.1) is refused before a byte goes on.
   forwarder_ = std::make_unique<socket_bridge::SocketForwarder>(
       std::move(listener), what_ + " with " + path_,
-      [path = path_, family](std::string& dial_error) {
+      [path = path_, family](std::string& dial_error, std::string& /*served_as*/) {
         return socket_bridge::ConnectToSocketFile(path, family, dial_error);
       },
       [warn, what = what_](socket_bridge::NativeSocket client) {

@@ -105,13 +105,14 @@ struct Split {
   bool ends_in_quotes = false;
 };
 
-Split SplitAll(std::string_view line) {
+// `program`: the first word is a program name (SplitCommandLine), else an argument too.
+Split SplitAll(std::string_view line, bool program) {
   Split split;
   std::size_t i = 0;
   while (true) {
     while (i < line.size() && IsBlank(line[i])) ++i;
     if (i >= line.size()) break;
-    Scan scan = split.words.empty() ? ScanProgram(line, i) : ScanArgument(line, i);
+    Scan scan = split.words.empty() && program ? ScanProgram(line, i) : ScanArgument(line, i);
     i = scan.word.end;
     split.ends_in_quotes = scan.in_quotes;
     split.words.push_back(std::move(scan.word));
@@ -121,9 +122,15 @@ Split SplitAll(std::string_view line) {
 
 }  // namespace
 
-std::vector<Word> SplitCommandLine(std::string_view line) { return SplitAll(line).words; }
+std::vector<Word> SplitCommandLine(std::string_view line) { return SplitAll(line, true).words; }
 
-bool EndsInsideQuotes(std::string_view line) { return SplitAll(line).ends_in_quotes; }
+std::vector<Word> SplitArguments(std::string_view line) { return SplitAll(line, false).words; }
+
+bool EndsInsideQuotes(std::string_view line) { return SplitAll(line, true).ends_in_quotes; }
+
+bool ArgumentsEndInsideQuotes(std::string_view line) {
+  return SplitAll(line, false).ends_in_quotes;
+}
 
 WordPoint SplitWord(std::string_view line, const Word& word, std::size_t chars) {
   if (chars == 0) return {word.begin, false};

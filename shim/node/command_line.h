@@ -37,6 +37,12 @@ struct Word {
 // return an empty program name). An empty or blank line gives no words.
 std::vector<Word> SplitCommandLine(std::string_view line);
 
+// A line of arguments with no program before them (NSSM's AppParameters, which nssm.exe puts after
+// the quoted program it starts): every word, the first included, by the C runtime's rules for
+// arguments. SplitCommandLine would read its first word by the program rule (no backslash or
+// quote processing), which is not how the program started with it reads it.
+std::vector<Word> SplitArguments(std::string_view line);
+
 // One argument quoted so that SplitCommandLine gives it back as a word after the first: unchanged
 // when it needs no quotes; quoted when it is empty or holds a space, tab or quote (backslashes
 // before a quote or the closing quote doubled, quotes escaped with a backslash).
@@ -58,5 +64,6 @@ WordPoint SplitWord(std::string_view line, const Word& word, std::size_t chars);
 // True when the line ends inside an open quote (anything appended to it would join the last
 // word). A program name with no closing quote counts too.
 bool EndsInsideQuotes(std::string_view line);
+bool ArgumentsEndInsideQuotes(std::string_view line);  // the same for SplitArguments
 
 }  // namespace dxshim::node

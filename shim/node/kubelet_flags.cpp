@@ -32,6 +32,15 @@ void CheckName(std::string_view name) {
 
 std::string FlagText(std::string_view name) { return "--" + std::string(name); }
 
+// A line whose flags start at word 0 has no program (NSSM's AppParameters): its first word is an
+// argument, split as the program started with the line splits it.
+std::vector<Word> WordsOf(std::string_view line, std::size_t first) {
+  return first == 0 ? SplitArguments(line) : SplitCommandLine(line);
+}
+bool EndsOpen(std::string_view line, std::size_t first) {
+  return first == 0 ? ArgumentsEndInsideQuotes(line) : EndsInsideQuotes(line);
+}
+
 // The text that replaces a command-line value whose span starts in or out of quotes.
 std::string EncodeValue(std::string_view value, bool in_quotes, bool keep_quoted) {
   if (in_quotes) return QuoteArgumentAlways(value).substr(1);  // the quote open before is closed
@@ -116,7 +125,7 @@ std::optional<FlagValue> FindFlag(const std::vector<Word>& words, std::string_vi
 std::string SetFlag(std::string_view line, std::string_view name, std::string_view value,
                     std::size_t first) {
   CheckName(name);
-  const std::vector<Word> words = SplitCommandLine(line);
+  const std::vector<Word> words = WordsOf(line, first);
   if (first > words.size()) {
     throw EditError("kubelet command line has " + std::to_string(words.size()) +
                     " words, fewer than the " + std::to_string(first) +
@@ -130,7 +139,7 @@ std::string SetFlag(std::string_view line, std::string_view name, std::string_vi
       std::string out(line);
       return out.insert(words[end_of_flags].begin, flag + " ");
     }
-    if (EndsInsideQuotes(line)) {
+    if (EndsOpen(line, first)) {
       throw EditError("kubelet command line ends inside an open quote; cannot append --" +
                       std::string(name) + ": " + std::string(line));
     }
@@ -140,7 +149,12 @@ std::string SetFlag(std::string_view line, std::string_view name, std::string_vi
   for (const FlagValue& flag : found) {
     if (flag.value == value) continue;  // already so (a bare flag is "true"): no byte changes
     const Word& word = words[flag.word];
-    if (flag.separate) {
+    if (flag.separate && LooksLikeFlag(value)) {
+      // `--name -x` would read as a bare `--name` and a flag `-x`: the pair becomes --name=-x.
+      const Word& value_word = words[flag.word + 1];
+      replacements.push_back(
+          {word.end, value_word.end, "=" + EncodeValue(value, false, value_word.quoted)});
+    } else if (flag.separate) {
       const Word& value_word = words[flag.word + 1];
       replacements.push_back(
           {value_word.begin, value_word.end, EncodeValue(value, false, value_word.quoted)});
@@ -160,12 +174,17 @@ std::string SetFlag(std::string_view line, std::string_view name, std::string_vi
 
 std::string RemoveFlag(std::string_view line, std::string_view name, std::size_t first) {
   CheckName(name);
-  const std::vector<Word> words = SplitCommandLine(line);
+  const std::vector<Word> words = WordsOf(line, first);
   std::vector<Replacement> removals;
   for (const FlagValue& flag : FindFlagOccurrences(words, name, first)) {
     std::size_t begin = words[flag.word].begin;
     std::size_t end = flag.separate ? words[flag.word + 1].end : words[flag.word].end;
     while (begin > 0 && (line[begin - 1] == ' ' || line[begin - 1] == '\t')) --begin;
+    // Right after an occurrence that starts the line (and took the blanks after it): one removal.
+    if (!removals.empty() && begin < removals.back().end) {
+      begin = removals.back().begin;
+      removals.pop_back();
+    }
     if (begin == 0) {
       while (end < line.size() && (line[end] == ' ' || line[end] == '\t')) ++end;
     }
@@ -242,9 +261,13 @@ std::string SetKubeadmFlag(std::string_view file, std::string_view name, std::st
   }
   const std::string& args = flags->args;
   const std::vector<Word> words = SplitKubeadmArgs(args);
-  const std::vector<FlagValue> found = FindFlagOccurrences(words, name, 0);
+  std::vector<FlagValue> found;
+  const std::size_t end_of_flags = Walk(words, name, 0, &found);
   std::string new_args;
-  if (found.empty()) {
+  if (found.empty() && end_of_flags < words.size()) {  // before a `--` that ends the flags
+    new_args = args;
+    new_args.insert(words[end_of_flags].begin, FlagText(name) + "=" + std::string(value) + " ");
+  } else if (found.empty()) {
     new_args = args;
     if (!new_args.empty() && new_args.back() != ' ') new_args += ' ';
     new_args += FlagText(name) + "=" + std::string(value);
@@ -254,8 +277,11 @@ std::string SetKubeadmFlag(std::string_view file, std::string_view name, std::st
       if (flag.value == value) continue;
       const Word& word = words[flag.word];
       if (flag.separate) {
+        // As in SetFlag: a value that looks like a flag joins its name (`--name=-x`).
         const Word& value_word = words[flag.word + 1];
-        replacements.push_back({value_word.begin, value_word.end, std::string(value)});
+        const bool join = LooksLikeFlag(value);
+        replacements.push_back({join ? word.end : value_word.begin, value_word.end,
+                                (join ? "=" : "") + std::string(value)});
       } else if (flag.bare) {
         replacements.push_back({word.end, word.end, "=" + std::string(value)});
       } else {

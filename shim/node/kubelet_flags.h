@@ -37,18 +37,20 @@ std::vector<FlagValue> FindFlagOccurrences(const std::vector<Word>& words, std::
                                            std::size_t first = 0);
 
 // `line` with flag `name` set to `value`: every occurrence's value replaced in place (quoted with
-// QuoteArgument when needed, and kept quoted when it was; a `--name value` pair keeps its form; a
+// QuoteArgument when needed, and kept quoted when it was; a `--name value` pair keeps its form
+// unless the value starts with `-`, which pflag would read as a flag: then `--name=value`; a
 // bare `--name` becomes `--name=value`), bytes outside the replaced value spans unchanged; when
 // absent, " --name=value" appended (the value quoted as needed; "--name=value " inserted before a
 // `--` that ends the flags, if there is one). `first` = index of the first word
-// that is a flag (words before it are the program and e.g. a service host's own arguments). Throws
-// EditError when the line ends inside an open quote and the flag is absent (an appended flag
+// that is a flag (words before it are the program and e.g. a service host's own arguments); 0: the
+// line holds arguments only, with no program (NSSM's AppParameters), split by SplitArguments.
+// Throws EditError when the line ends inside an open quote and the flag is absent (an appended flag
 // would join the last word) or when the line has fewer than `first` words.
 std::string SetFlag(std::string_view line, std::string_view name, std::string_view value,
                     std::size_t first = 0);
 
 // `line` without any occurrence of the flag (each with the blanks before it; a `--name value`
-// pair goes whole). The line unchanged when the flag is absent.
+// pair goes whole). The line unchanged when the flag is absent. `first` as for SetFlag.
 std::string RemoveFlag(std::string_view line, std::string_view name, std::size_t first = 0);
 
 // kubeadm's flags file: kubeadm writes one line `KUBELET_KUBEADM_ARGS="--a=b --c=d"` (kubernetes
@@ -69,7 +71,8 @@ std::optional<KubeadmFlags> ReadKubeadmFlags(std::string_view file);
 std::vector<Word> SplitKubeadmArgs(std::string_view args);
 
 // The file with the flag set inside KUBELET_KUBEADM_ARGS (only that span changes: every
-// occurrence's value replaced, or ` --name=value` appended to the flags). Throws EditError when
+// occurrence's value replaced as SetFlag does, or ` --name=value` appended to the flags, or
+// `--name=value ` inserted before a `--` that ends them). Throws EditError when
 // value contains whitespace, a quote or a backslash (the file format cannot carry them: kubeadm
 // writes the line Go-quoted, StartKubelet.ps1 reads it raw), or there is no such line.
 std::string SetKubeadmFlag(std::string_view file, std::string_view name, std::string_view value);

@@ -99,6 +99,20 @@ std::string ReadText(NodeSystem& node, const std::string& path, const std::strin
   return *text;
 }
 
+// kubeadm's flags file, KUBELET_KUBEADM_ARGS read: a file that cannot be read that way is a node
+// that cannot be read (NodeError, as every other failure of FindKubeletLaunch), naming the file.
+KubeadmFlags KubeadmFlagsOf(NodeSystem& node, const std::string& path) {
+  const std::string text = ReadText(node, path, "kubeadm's flags file");
+  std::optional<KubeadmFlags> flags;
+  try {
+    flags = ReadKubeadmFlags(text);
+  } catch (const EditError& e) {
+    throw NodeError(path + ": " + e.what());
+  }
+  if (!flags) throw NodeError(path + " has no KUBELET_KUBEADM_ARGS line");
+  return *flags;
+}
+
 void ApplyFlags(const FlagSet& flags, SettingPlace place, const std::string& path,
                 KubeletLaunch& launch) {
   if (flags.endpoint) launch.runtime_endpoint = {*flags.endpoint, place, path};
@@ -125,8 +139,8 @@ void FromNssm(NodeSystem& node, KubeletLaunch& launch) {
     launch.launcher = Launcher::kNssmKubelet;
     launch.flags_path = "HKLM\\" + launch.nssm_key + "\\AppParameters";
     launch.first_flag = 0;
-    ApplyFlags(ReadFlags(SplitCommandLine(args), 0), SettingPlace::kNssmParameters,
-               launch.flags_path, launch);
+    ApplyFlags(ReadFlags(SplitArguments(args), 0), SettingPlace::kNssmParameters, launch.flags_path,
+               launch);
     return;
   }
   if (name != "powershell.exe" && name != "pwsh.exe") {
@@ -149,11 +163,6 @@ void FromNssm(NodeSystem& node, KubeletLaunch& launch) {
     launch.launcher = Launcher::kNssmKubeadmScript;
     launch.flags_path = NodePath(node, kKubeadmFlagsPath);
     launch.chain.push_back(launch.script + " reads " + launch.flags_path);
-    const std::string flags = ReadText(node, launch.flags_path, "kubeadm's flags file");
-    const auto kubeadm = ReadKubeadmFlags(flags);
-    if (!kubeadm) {
-      throw NodeError(launch.flags_path + " has no KUBELET_KUBEADM_ARGS line");
-    }
   }
   // Flags the script writes itself come after the ones it reads (kubelet keeps the last).
   FlagSet written;
@@ -162,8 +171,8 @@ void FromNssm(NodeSystem& node, KubeletLaunch& launch) {
   written.config_dir = ScriptFlag(launch.script_text, "config-dir");
   written.hostname = ScriptFlag(launch.script_text, "hostname-override");
   if (launch.launcher == Launcher::kNssmKubeadmScript) {
-    const auto kubeadm = ReadKubeadmFlags(ReadText(node, launch.flags_path, "kubeadm's flags"));
-    ApplyFlags(ReadFlags(SplitCommandLine(kubeadm->args), 0), SettingPlace::kKubeadmFlagsFile,
+    const KubeadmFlags kubeadm = KubeadmFlagsOf(node, launch.flags_path);
+    ApplyFlags(ReadFlags(SplitCommandLine(kubeadm.args), 0), SettingPlace::kKubeadmFlagsFile,
                launch.flags_path, launch);
   } else if (written.endpoint) {
     launch.launcher = Launcher::kNssmAksScript;

@@ -58,7 +58,10 @@ std::optional<FlagList> FlagsIn(const NodeChange& change, const std::string& val
       change.kind != NodeChange::Kind::kRegistry) {
     return std::nullopt;
   }
-  FlagList list{SplitCommandLine(value), 0, false};
+  // NSSM's AppParameters hold arguments only; a service's command line starts with its program.
+  FlagList list{
+      change.kind == NodeChange::Kind::kRegistry ? SplitArguments(value) : SplitCommandLine(value),
+      0, false};
   if (change.kind == NodeChange::Kind::kServiceCommandLine) {
     while (list.first < list.words.size() &&
            FileNameOf(list.words[list.first].text) != "kubelet.exe") {

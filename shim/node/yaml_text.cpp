@@ -45,7 +45,13 @@ bool ResolvesToNonString(std::string_view value) {
   return false;
 }
 
+// U+FEFF as UTF-8: YAML drops it as a byte order mark at the start of a document and allows it in
+// no scalar written as it is (YAML 1.2's nb-char excludes it); only a double-quoted \uFEFF carries
+// it.
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
 bool PlainCarries(std::string_view value, bool flow) {
+  if (value.find(kByteOrderMark) != std::string_view::npos) return false;
   if (value.empty() || IsBlank(value.front()) || IsBlank(value.back())) return false;
   if (std::any_of(value.begin(), value.end(), IsControl)) return false;
   if (std::string_view("?:,[]{}#&*!|>'\"%@`").find(value.front()) != std::string_view::npos) {
@@ -58,6 +64,9 @@ bool PlainCarries(std::string_view value, bool flow) {
     return false;
   }
   if (flow && value.find_first_of(",[]{}") != std::string_view::npos) return false;
+  // yaml-cpp (0.7, 0.8) refuses a '?' inside a plain scalar in a flow collection ("unknown token"),
+  // which YAML allows: quoted, it reads back.
+  if (flow && value.find('?') != std::string_view::npos) return false;
   return !ResolvesToNonString(value);
 }
 
@@ -218,10 +227,15 @@ ScalarSpan ScalarSpanOf(const YamlDocument& doc, const YAML::Node& node, bool fl
 std::string FormatScalar(std::string_view value, ScalarStyle preferred, bool flow) {
   if (preferred == ScalarStyle::kPlain && PlainCarries(value, flow)) return std::string(value);
   if (preferred != ScalarStyle::kDoubleQuoted &&
-      std::none_of(value.begin(), value.end(), IsControl)) {
+      std::none_of(value.begin(), value.end(), IsControl) &&
+      value.find(kByteOrderMark) == std::string_view::npos) {
     return SingleQuoted(value);
   }
-  return JsonString(value);
+  std::string out = JsonString(value);
+  for (auto at = out.find(kByteOrderMark); at != std::string::npos; at = out.find(kByteOrderMark)) {
+    out.replace(at, kByteOrderMark.size(), "\\uFEFF");
+  }
+  return out;
 }
 
 std::optional<YamlEntry> FindEntry(const YAML::Node& map, std::string_view key,

@@ -51,7 +51,9 @@ ScalarSpan ScalarSpanOf(const YamlDocument& doc, const YAML::Node& node, bool fl
 // `value` as a YAML scalar in `preferred` style when that style can carry it, else in the next
 // (plain -> single-quoted -> double-quoted). Plain only when it reads back as the same string in
 // YAML 1.1 and 1.2 (not a bool, number or null, no indicator characters; none of , [ ] { } when
-// `flow`); single-quoted only without control characters.
+// `flow`, nor a '?', which yaml-cpp cannot read there); single-quoted only without control
+// characters. A U+FEFF (which YAML would drop as a byte order mark) is written double-quoted as
+// \uFEFF.
 std::string FormatScalar(std::string_view value, ScalarStyle preferred, bool flow);
 
 // The top-level entry of a mapping with scalar key `key`; nullopt when absent. Throws EditError

@@ -27,8 +27,10 @@ void ProxyServer::Start() {
   shared_.local_methods = options_.local_methods.empty() ? nullptr : &options_.local_methods;
   shared_.relay_for = RelayFor;
 
-  const bool unix_socket = options_.listen.kind == Endpoint::Kind::kUnix;
-  PrepareListen();
+  // Handed connections: `listen` is the bridge's front, not the server's to prepare or own.
+  const bool unix_socket =
+      options_.listen.kind == Endpoint::Kind::kUnix && !options_.handed_connections;
+  if (!options_.handed_connections) PrepareListen();
 
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(-1);
@@ -36,8 +38,10 @@ void ProxyServer::Start() {
   builder.RegisterAsyncGenericService(&service_);
   cq_ = builder.AddCompletionQueue();
   shared_.cq = cq_.get();
-  builder.AddListeningPort(options_.listen.GrpcTarget(), grpc::InsecureServerCredentials(),
-                           unix_socket ? nullptr : &bound_port_);
+  if (!options_.handed_connections) {
+    builder.AddListeningPort(options_.listen.GrpcTarget(), grpc::InsecureServerCredentials(),
+                             unix_socket ? nullptr : &bound_port_);
+  }
   server_ = BuildAndStart(builder);
   if (!server_) {
     cq_->Shutdown();  // a queue must be shut down and drained before it is destroyed
@@ -47,16 +51,21 @@ void ProxyServer::Start() {
     }
     throw std::runtime_error("cannot listen on " + options_.listen.ToString());
   }
+  if (options_.handed_connections) handoff_.Open(*server_);
   ProxiedCall::Accept(shared_);
   cq_thread_ = std::thread([cq = cq_.get()] {
     void* tag = nullptr;
     bool ok = false;
     while (cq->Next(&tag, &ok)) static_cast<CallTag*>(tag)->Complete(ok);
   });
-  OwnSocketFile();
+  if (!options_.handed_connections) OwnSocketFile();
   connectivity_log_ = std::make_unique<ConnectivityLog>(channel_, options_.runtime.ToString(),
                                                         cq_.get(), options_.observer);
-  if (unix_socket) {
+  if (options_.handed_connections) {
+    spdlog::info(
+        "serving the connections {} hands over (no listening port), relaying to runtime {}",
+        options_.listen.ToString(), options_.runtime.ToString());
+  } else if (unix_socket) {
     spdlog::info("listening on {} (mode {:o}), relaying to runtime {}", options_.listen.ToString(),
                  options_.socket_mode, options_.runtime.ToString());
   } else {
@@ -65,9 +74,14 @@ void ProxyServer::Start() {
   }
 }
 
+std::string ProxyServer::ServeConnection(socket_bridge::Socket connection, std::string& error) {
+  return handoff_.Hand(std::move(connection), error);
+}
+
 void ProxyServer::Shutdown() {
   if (stopped_ || !server_) return;
   stopped_ = true;
+  handoff_.Close();  // no connection is handed to a server that shuts down
   const auto streams = shared_.registry.CancelAll();
   // live_calls counts the acceptor waiting for the next call too.
   spdlog::info("shutting down: cancelled {} stream(s), waiting up to {} ms for {} call(s)", streams,

@@ -15,6 +15,8 @@
 #include "shim/proxy/endpoint.h"
 #include "shim/proxy/proxied_call.h"
 #include "shim/proxy/runtime_channel.h"
+#include "shim/socket_bridge/grpc_handoff.h"
+#include "shim/socket_bridge/socket_api.h"
 
 namespace dxshim {
 
@@ -25,6 +27,10 @@ struct ProxyOptions {
   std::chrono::milliseconds shutdown_grace{10000};
   std::chrono::milliseconds reconnect_backoff_max{2000};
   RequestInterceptor* interceptor = nullptr;  // not owned; may be null
+  // No listening port: `listen` is served by a bridge that hands each of its clients'
+  // connections to the server (ServeConnection), so that gRPC reads only what came through it
+  // (Windows: kubelet's named pipe).
+  bool handed_connections = false;
   // When set, only calls whose gRPC peer it admits are relayed (see ProxyShared::admit_peer).
   std::function<bool(std::string_view peer)> admit_peer;
   ProxyObserver* observer = nullptr;  // not owned; may be null
@@ -44,8 +50,11 @@ class ProxyServer {
   // Stops accepting calls, cancels long-lived streams, lets other calls finish within the grace
   // period (then cancels them), and removes the socket. Idempotent.
   void Shutdown();
-  // The TCP port listened on (after Start; 0 for a unix socket).
+  // The TCP port listened on (after Start; 0 for a unix socket or handed connections).
   int bound_port() const { return bound_port_; }
+  // With handed_connections, after Start: gives the server `connection` (a pair's server end,
+  // socket_pair.h); the peer name gRPC gives its calls, or "" with `error` set.
+  std::string ServeConnection(socket_bridge::Socket connection, std::string& error);
 
  private:
   // The platform's part of listening (proxy_server_posix.cpp, proxy_server_windows.cpp). POSIX
@@ -62,6 +71,7 @@ class ProxyServer {
   grpc::AsyncGenericService service_;
   std::unique_ptr<grpc::ServerCompletionQueue> cq_;
   std::unique_ptr<grpc::Server> server_;
+  socket_bridge::HandoffDoor handoff_;  // open while server_ serves (handed_connections)
   // Drains the completion queue: every completion of every call, both legs, runs here. One thread
   // keeps a call's hops on one core; the relay never blocks, so it is never the bottleneck of a
   // node's CRI traffic.

@@ -68,6 +68,9 @@ RuntimeRecord ReadRuntimeRecord(const runtime::v1::ListPodSandboxResponse& sandb
     r.sandbox_id = c.pod_sandbox_id();
     r.name = c.metadata().name();
     r.device_ids = CommaList(devices->second);
+    // A label of blanks and commas names no device: such a container holds none (dxshim never
+    // writes one, but anything with containerd's API can).
+    if (r.device_ids.empty()) continue;
     const auto sharing = c.labels().find(keys::kSharingLabel);
     r.exclusive = sharing != c.labels().end() && sharing->second == keys::kExclusive;
     const auto memory = c.labels().find(keys::kGpuMemoryLabel);

@@ -57,7 +57,7 @@ bool HoldsDevices(const RuntimeRecord& runtime, const RecordedContainer& contain
 std::size_t HoldingPods(const RuntimeRecord& runtime);
 
 // What a ListPodSandbox and a ListContainers answer say about who holds devices: the ready
-// sandboxes, and every container that carries the dxshim.io/devices label.
+// sandboxes, and every container whose dxshim.io/devices label names at least one device.
 RuntimeRecord ReadRuntimeRecord(const runtime::v1::ListPodSandboxResponse& sandboxes,
                                 const runtime::v1::ListContainersResponse& containers);
 

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "shim/socket_bridge/grpc_peer.h"
-
 namespace dxshim::socket_bridge {
 
 bool OwnedByThisProcess(const TcpConnection& c, std::string& refusal) {
@@ -38,14 +36,6 @@ bool PeerIsThisProcess(NativeSocket accepted, std::string& refusal) {
   return OwnedByThisProcess(seen->Reversed(), refusal);
 }
 
-OwnConnections::OwnerCheck OwnConnections::PlatformOwnerCheck() {
-#ifdef _WIN32
-  return OwnerCheck::kThisProcess;
-#else
-  return OwnerCheck::kNone;
-#endif
-}
-
 OwnConnections::Registration::Registration(Registration&& other) noexcept
     : owner_(other.owner_), id_(other.id_) {
   other.owner_ = nullptr;
@@ -67,12 +57,11 @@ void OwnConnections::Registration::reset() {
   owner_ = nullptr;
 }
 
-OwnConnections::Registration OwnConnections::Add(NativeSocket connected, BridgeClient client) {
-  const auto connection = ConnectionOf(connected);
-  if (!connection) return {};
+OwnConnections::Registration OwnConnections::Add(std::string grpc_peer, BridgeClient client) {
+  if (grpc_peer.empty()) return {};
   std::lock_guard lock(mutex_);
   const auto id = next_id_++;
-  entries_.emplace(id, Entry{*connection, std::move(client)});
+  entries_.emplace(id, Entry{std::move(grpc_peer), std::move(client)});
   return {this, id};
 }
 
@@ -88,30 +77,14 @@ std::size_t OwnConnections::size() {
 
 bool OwnConnections::Admits(std::string_view grpc_peer, std::string& refusal,
                             BridgeClient* client) {
-  const auto peer = ParseGrpcPeer(grpc_peer);
-  if (!peer) {
-    refusal = "it is not a TCP peer";
+  std::lock_guard lock(mutex_);
+  const auto newest = std::find_if(entries_.rbegin(), entries_.rend(),
+                                   [&](const auto& e) { return e.second.grpc_peer == grpc_peer; });
+  if (newest == entries_.rend()) {
+    refusal = "no connection the bridge handed to the server has that name";
     return false;
   }
-  std::unique_lock lock(mutex_);
-  const auto it = std::find_if(entries_.begin(), entries_.end(),
-                               [&](const auto& e) { return e.second.connection.local == *peer; });
-  if (it == entries_.end()) {
-    refusal = "no connection of the bridge has that address and port";
-    return false;
-  }
-  if (client) *client = it->second.client;
-  if (check_ == OwnerCheck::kNone || it->second.owner_confirmed) return true;
-  // The table is read without the lock (it takes a while on a busy node), once per connection,
-  // for the connection the call came over: the peer as gRPC names it, to the server's end.
-  const auto id = it->first;
-  const TcpConnection connection{*peer, it->second.connection.remote};
-  lock.unlock();
-  if (!OwnedByThisProcess(connection, refusal)) return false;
-  lock.lock();
-  if (const auto again = entries_.find(id); again != entries_.end()) {
-    again->second.owner_confirmed = true;
-  }
+  if (client) *client = newest->second.client;
   return true;
 }
 

@@ -1,15 +1,14 @@
-// Who may use a loopback port that only dxshim's own bridges should reach. Any local process can
-// connect to 127.0.0.1, and all of 127/8 (and ::1) is loopback on Linux and Windows, so:
+// Who may use what only dxshim's own bridges should reach:
 // - a gRPC server that a bridge fronts (the CRI server behind kubelet's named pipe, the device
-//   plugin's behind its AF_UNIX socket) answers a call only when the call's peer is exactly the
-//   local end, address and port, of a connection the bridge itself opened and still holds
-//   (OwnConnections). A stranger cannot make that peer: the bridge's socket holds the address and
-//   port, and a TCP connection from them to the server's address and port already exists;
+//   plugin's behind its AF_UNIX socket) listens on no port: the bridge makes a connection to
+//   itself for each client (socket_pair.h) and hands its server end to gRPC (grpc_handoff.h), so
+//   gRPC reads no byte that did not come through the front. Each call is still checked: its peer
+//   must be the name gRPC gave one of the bridge's handed connections while that one lasts
+//   (OwnConnections), which also says which client the call came from;
 // - a loopback port that is this process's way out (the device plugin's registration with
 //   kubelet.sock, the runtime forwarder to containerd's pipe) takes a connection only when the
-//   system's table of TCP connections names this process as its other end (PeerIsThisProcess).
-// On Windows the first rule also asks the second's question, once per connection: the same
-// check on all three loopback legs.
+//   system's table of TCP connections names this process as its other end (PeerIsThisProcess),
+//   before a byte of it goes on. Any local process can connect to 127.0.0.1.
 //
 // Wine 8.0 cannot name the owner of a socket listed among the IPv6 connections (gRPC's own
 // sockets on Windows are dual-stack ones): only under wine (RunningUnderWine, which a Windows node
@@ -44,19 +43,12 @@ struct BridgeClient {
 
 class OwnConnections {
  public:
-  // Whether Admits also asks the TCP table for the connection's owner: on Windows, where it is
-  // part of the rule; elsewhere the exact match alone decides (Linux has no table of owners to
-  // ask cheaply, and the match cannot be forged there either).
-  enum class OwnerCheck { kNone, kThisProcess };
-  static OwnerCheck PlatformOwnerCheck();
-
-  explicit OwnConnections(OwnerCheck check = PlatformOwnerCheck()) : check_(check) {}
+  OwnConnections() = default;
   OwnConnections(const OwnConnections&) = delete;
   OwnConnections& operator=(const OwnConnections&) = delete;
 
-  // Keeps a connection listed; unlists it when reset or destroyed, which its holder does before
-  // the socket closes (after that its address and port are free for anybody to take). Must not
-  // outlive the OwnConnections.
+  // Keeps a connection listed; unlists it when reset or destroyed, which its holder does when
+  // its bridge ends. Must not outlive the OwnConnections.
   class Registration {
    public:
     Registration() = default;
@@ -75,25 +67,22 @@ class OwnConnections {
     std::uint64_t id_ = 0;
   };
 
-  // Lists `connected`, a TCP connection this process opened to the server, by the addresses its
-  // socket reports (getsockname, getpeername), with the client the bridge carries it for. An
-  // empty Registration when it is not a connected TCP socket (nothing is listed then: calls over
-  // it are refused).
-  [[nodiscard]] Registration Add(NativeSocket connected, BridgeClient client = {});
-  // Whether a call whose gRPC peer is `grpc_peer` ("ipv4:127.0.0.1:54321") came over a listed
-  // connection; `refusal` says why not; `client`, when given, gets the connection's client.
+  // Lists a connection handed to the server as `grpc_peer` (HandToGrpcServer's answer), with
+  // the client the bridge carries it for. An empty name lists nothing (calls are refused).
+  [[nodiscard]] Registration Add(std::string grpc_peer, BridgeClient client = {});
+  // Whether a call whose gRPC peer is `grpc_peer` came over a listed connection; `refusal` says
+  // why not; `client`, when given, gets the connection's client. A name listed twice (POSIX's
+  // "fd:N" again once gRPC closed the first) means the newer connection.
   bool Admits(std::string_view grpc_peer, std::string& refusal, BridgeClient* client = nullptr);
   std::size_t size();
 
  private:
   struct Entry {
-    TcpConnection connection;
+    std::string grpc_peer;
     BridgeClient client;
-    bool owner_confirmed = false;  // the TCP table named this process once: never asked again
   };
   void Remove(std::uint64_t id);
 
-  const OwnerCheck check_;
   std::mutex mutex_;
   std::map<std::uint64_t, Entry> entries_;
   std::uint64_t next_id_ = 1;

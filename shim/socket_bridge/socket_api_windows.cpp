@@ -123,7 +123,12 @@ Socket ListenLoopback(std::uint16_t& port, std::string& error) {
   auto address = LoopbackAddress(0);
   int size = sizeof address;
   Socket s(socket(AF_INET, SOCK_STREAM, IPPROTO_TCP));
+  // No other socket may bind this address and port while it listens (Windows lets a later bind
+  // with SO_REUSEADDR share it, and take connections meant for it, unless the first forbids).
+  const BOOL exclusive = TRUE;
   if (!s.valid() ||
+      setsockopt(s.get(), SOL_SOCKET, SO_EXCLUSIVEADDRUSE,
+                 reinterpret_cast<const char*>(&exclusive), sizeof exclusive) != 0 ||
       bind(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
       listen(s.get(), SOMAXCONN) != 0 ||
       getsockname(s.get(), reinterpret_cast<sockaddr*>(&address), &size) != 0) {

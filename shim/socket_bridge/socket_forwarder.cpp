@@ -45,7 +45,8 @@ void SocketForwarder::AcceptLoop() {
       auto client = Accept(listener_.get());
       if (!client.valid()) break;  // none left (or the peer gave up before the accept)
       std::string error;
-      auto backend = dial_(error);
+      std::string served_as;
+      auto backend = dial_(error, served_as);
       if (!backend.valid()) {
         ++failed_dials_;
         if (warn_ && error != last_dial_error_) warn_(name_ + ": " + error);
@@ -53,13 +54,13 @@ void SocketForwarder::AcceptLoop() {
         continue;  // closes the client's connection: it sees it end, and retries
       }
       last_dial_error_.clear();
-      auto listed = backend_connections_.Add(backend.get());
+      auto listed = backend_connections_.Add(std::move(served_as));
       auto bridge = std::make_unique<StreamBridge>(std::move(client), std::move(backend), admit_,
                                                    std::move(listed));
       std::lock_guard lock(mutex_);
       ReapLocked();
       bridges_.push_back(std::move(bridge));
-      bridges_.back()->Start();  // listed first: the backend may look it up at its first bytes
+      bridges_.back()->Start();
     }
   }
 }

@@ -1,9 +1,10 @@
 // Accepts connections on a listening socket and bridges each (stream_bridge.h) to a new
-// connection that `dial` makes: an AF_UNIX socket file in front of a gRPC server on loopback, or
-// a loopback port in front of an AF_UNIX socket file. An optional admission check runs on each
-// connection's first bytes. Every backend connection is listed among the forwarder's own
-// (backend_connections(), own_connections.h) while its bridge lasts, so that a loopback backend
-// can admit only this forwarder's connections.
+// connection that `dial` makes: an AF_UNIX socket file in front of a gRPC server in this process
+// (each client's connection handed to it, socket_pair.h and grpc_handoff.h), or a loopback port
+// in front of an AF_UNIX socket file. An optional admission check runs on each connection's first
+// bytes. Every connection handed to a gRPC server is listed among the forwarder's own
+// (backend_connections(), own_connections.h) while its bridge lasts, so that the server can tell
+// which of its calls came through this forwarder.
 #pragma once
 
 #include <atomic>
@@ -22,8 +23,10 @@ namespace dxshim::socket_bridge {
 class SocketForwarder {
  public:
   // A new connection to the backend, or invalid with `error` set (the accepted connection is
-  // then closed, and the client sees its connection end).
-  using Dial = std::function<Socket(std::string& error)>;
+  // then closed, and the client sees its connection end). When the backend is a gRPC server in
+  // this process, `served_as` gets the peer name gRPC gave the connection's other end
+  // (HandToGrpcServer).
+  using Dial = std::function<Socket(std::string& error, std::string& served_as)>;
   using Log = std::function<void(const std::string&)>;
 
   // Takes `listener` (listening already) and starts accepting on a thread of its own. `name`
@@ -36,7 +39,7 @@ class SocketForwarder {
 
   // Stops accepting and ends every bridged connection (within a poll interval); idempotent.
   void Stop();
-  // The live bridges' connections to the backend (TCP backends only).
+  // The live bridges' connections handed to a gRPC server (by the names `dial` gave).
   OwnConnections& backend_connections() { return backend_connections_; }
   std::size_t active_connections();
   std::size_t failed_dials() const { return failed_dials_; }

@@ -70,7 +70,7 @@ void StreamBridge::Stop() {
 }
 
 void StreamBridge::Close() {
-  // Unlisted first: once the socket closes, its address and port are anybody's to take.
+  // Unlisted first: a call over it is not the bridge's once the bridge has ended.
   listed_.reset();
   client_.reset();
   backend_.reset();

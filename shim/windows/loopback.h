@@ -1,7 +1,7 @@
-// Windows only, no gRPC: loopback TCP helpers for the named-pipe bridges. dxshim's gRPC endpoints
-// listen on 127.0.0.1, where any local process could connect; these let the bridges tell their
-// own connections from anybody else's. They are the socket bridge's (shim/socket_bridge), which
-// the device plugin's AF_UNIX bridge uses on both platforms.
+// Windows only, no gRPC: loopback TCP helpers for the named-pipe bridges (the runtime forwarder's
+// port, which any local process could connect to, takes only this process's connections). They
+// are the socket bridge's (shim/socket_bridge), which the device plugin's AF_UNIX bridge uses on
+// both platforms.
 #pragma once
 
 #include "shim/socket_bridge/own_connections.h"

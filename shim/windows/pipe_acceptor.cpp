@@ -41,8 +41,7 @@ socket_bridge::BridgeClient ClientOf(HANDLE pipe) {
 
 }  // namespace
 
-PipeAcceptor::PipeAcceptor(std::string pipe_path, std::string sddl,
-                           std::function<SOCKET()> dial_backend)
+PipeAcceptor::PipeAcceptor(std::string pipe_path, std::string sddl, DialBackend dial_backend)
     : path_(Widen(pipe_path)), sddl_(std::move(sddl)), dial_backend_(std::move(dial_backend)) {}
 
 PipeAcceptor::~PipeAcceptor() {
@@ -136,13 +135,14 @@ void PipeAcceptor::AcceptLoop(HANDLE listening) {
     if (client == INVALID_HANDLE_VALUE) continue;
     const auto who = ClientOf(client);
     if (on_client_) on_client_(who.program);
-    const SOCKET backend = dial_backend_();
+    std::string served_as;
+    const SOCKET backend = dial_backend_(served_as);
     if (backend == INVALID_SOCKET) {
       DisconnectNamedPipe(client);
       CloseHandle(client);
       continue;
     }
-    bridges_.Add(client, backend, {}, backend_connections_.Add(backend, who));
+    bridges_.Add(client, backend, {}, backend_connections_.Add(std::move(served_as), who));
   }
   CloseHandle(ov.hEvent);
 }

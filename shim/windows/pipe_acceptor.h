@@ -1,7 +1,8 @@
 // Windows only, no gRPC: dxshim's named-pipe listener (npipe://./pipe/dxshim for kubelet). gRPC
-// C++ has no named-pipe transport, so each pipe connection is bridged to a fresh connection to
-// dxshim's gRPC server on loopback. Overlapped I/O; one listening instance is always waiting;
-// the pipe's security descriptor admits only SYSTEM and Administrators unless configured.
+// C++ has no named-pipe transport, so each pipe connection is bridged to a connection handed to
+// dxshim's gRPC server (socket_pair.h; the server listens on no port). Overlapped I/O; one
+// listening instance is always waiting; the pipe's security descriptor admits only SYSTEM and
+// Administrators unless configured.
 #pragma once
 
 // clang-format off
@@ -20,9 +21,11 @@ namespace dxshim::windows {
 
 class PipeAcceptor {
  public:
-  // `dial_backend` returns a connected socket to the gRPC server, or INVALID_SOCKET (the pipe
+  // `dial_backend` returns the bridge's end of a connection whose other end it handed to the
+  // gRPC server, setting `served_as` to the peer name gRPC gave it; or INVALID_SOCKET (the pipe
   // client is then disconnected).
-  PipeAcceptor(std::string pipe_path, std::string sddl, std::function<SOCKET()> dial_backend);
+  using DialBackend = std::function<SOCKET(std::string& served_as)>;
+  PipeAcceptor(std::string pipe_path, std::string sddl, DialBackend dial_backend);
   ~PipeAcceptor();
   PipeAcceptor(const PipeAcceptor&) = delete;
   PipeAcceptor& operator=(const PipeAcceptor&) = delete;
@@ -45,9 +48,8 @@ class PipeAcceptor {
   void set_on_client(std::function<void(const std::string&)> on_client) {
     on_client_ = std::move(on_client);
   }
-  // The live bridges' connections to the backend: the gRPC server admits a call only over one
-  // of them (own_connections.h), so a local process that connects to the loopback port itself,
-  // around the pipe's security descriptor, is refused.
+  // The live bridges' connections handed to the gRPC server: it admits a call only over one of
+  // them (own_connections.h), and learns from it which pipe client made the call.
   OwnConnections& backend_connections() { return backend_connections_; }
 
  private:
@@ -57,7 +59,7 @@ class PipeAcceptor {
 
   std::wstring path_;
   std::string sddl_;
-  std::function<SOCKET()> dial_backend_;
+  DialBackend dial_backend_;
   std::function<void(const std::string&)> on_client_;
   std::chrono::milliseconds wait_for_pipe_{0};
   std::function<void()> on_wait_;

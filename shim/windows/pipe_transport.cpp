@@ -17,14 +17,13 @@ PipeTransport::PipeTransport(Endpoint& listen, Endpoint& runtime, std::string sd
   if (listen.kind == Endpoint::Kind::kPipe) {
     pipe_ = listen;
     acceptor_ = std::make_unique<PipeAcceptor>(
-        pipe_.address, std::move(sddl), [this] { return ConnectLoopback(backend_port_.load()); });
+        pipe_.address, std::move(sddl), [this](std::string& served_as) { return Dial(served_as); });
     admit_ =
         socket_bridge::AdmitOnlyThrough(acceptor_->backend_connections(), pipe_.ToString(), warn_,
                                         [this](const socket_bridge::BridgeClient& client) {
                                           if (callers_)
                                             callers_->Called({client.pid, client.program});
                                         });
-    listen = Endpoint{Endpoint::Kind::kTcp, "127.0.0.1:0"};
   }
 }
 
@@ -40,12 +39,23 @@ void PipeTransport::WaitForPipe(std::chrono::milliseconds wait) {
   });
 }
 
-void PipeTransport::Listen(int grpc_port) {
+void PipeTransport::Listen(socket_bridge::HandToServer hand) {
   if (!acceptor_) return;
-  backend_port_ = grpc_port;
+  hand_ = std::move(hand);
   acceptor_->Start();
   info_("listening on " + pipe_.ToString() +
-        " for kubelet (bridged to 127.0.0.1:" + std::to_string(grpc_port) + ")");
+        " for kubelet (each connection handed to the CRI server, which listens on no port)");
+}
+
+SOCKET PipeTransport::Dial(std::string& served_as) {
+  std::string error;
+  auto pair = socket_bridge::MakeSocketPair(error, warn_);
+  if (pair) served_as = hand_(std::move(pair->server_end), error);
+  if (!pair || served_as.empty()) {
+    warn_("a client of " + pipe_.ToString() + " is disconnected: " + error);
+    return INVALID_SOCKET;
+  }
+  return pair->bridge_end.release();
 }
 
 void PipeTransport::Stop() {

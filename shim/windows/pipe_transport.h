@@ -1,14 +1,14 @@
 // Windows only, no gRPC: the named-pipe side of `dxshim serve`. Kubelet and containerd speak
-// over named pipes on Windows, which gRPC C++ cannot, so each pipe endpoint is bridged to
-// loopback TCP:
-//   kubelet -> \\.\pipe\dxshim (pipe-sddl) -> PipeAcceptor -> 127.0.0.1:<gRPC server port>
+// over named pipes on Windows, which gRPC C++ cannot, so each pipe endpoint is bridged:
+//   kubelet -> \\.\pipe\dxshim (pipe-sddl) -> PipeAcceptor -> a connection to itself whose
+//              other end is handed to the gRPC server (socket_pair.h), which listens on no port
 //   gRPC channel -> 127.0.0.1:<forwarder port> -> PipeForwarder -> \\.\pipe\containerd-containerd
-// The gRPC server must admit only calls whose peer is one of the acceptor's bridges (Admits), or
-// any local process could reach it around the pipe's security descriptor; the forwarder bridges
-// only this process's connections, or any local user could reach containerd through it.
+// So gRPC's parser reads only what came through the pipe's security descriptor; each call is
+// still checked against the acceptor's bridges (Admits), which also names its pipe client. The
+// forwarder bridges only this process's connections, or any local user could reach containerd
+// through it.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -18,6 +18,7 @@
 
 #include "shim/proxy/cri_callers.h"
 #include "shim/proxy/endpoint.h"
+#include "shim/socket_bridge/socket_pair.h"
 #include "shim/windows/loopback.h"
 #include "shim/windows/pipe_acceptor.h"
 #include "shim/windows/pipe_dialer.h"
@@ -28,9 +29,9 @@ class PipeTransport {
  public:
   using Log = std::function<void(const std::string&)>;
 
-  // Rewrites the endpoints gRPC will use, in place: a pipe `runtime` becomes the loopback
-  // endpoint of a forwarder started here; a pipe `listen` becomes 127.0.0.1:0 (the pipe opens in
-  // Listen). Other endpoints are left alone. Throws std::runtime_error.
+  // Rewrites `runtime` in place when it is a pipe: the loopback endpoint of a forwarder started
+  // here. A pipe `listen` is served from Listen on (the gRPC server then takes handed
+  // connections: ProxyOptions::handed_connections). Throws std::runtime_error.
   PipeTransport(Endpoint& listen, Endpoint& runtime, std::string sddl, Log info, Log warn);
   ~PipeTransport();
   PipeTransport(const PipeTransport&) = delete;
@@ -38,13 +39,13 @@ class PipeTransport {
 
   // Whether `listen` was a pipe, i.e. whether Admits must guard the gRPC server.
   bool serves_pipe() const { return acceptor_ != nullptr; }
-  // For the gRPC server's admission hook: true when `grpc_peer` ("ipv4:127.0.0.1:54321") is
-  // exactly, address and port, the local end of one of the acceptor's live bridge connections,
-  // which the TCP table names as this process's (own_connections.h); logs a warning otherwise.
+  // For the gRPC server's admission hook: true when `grpc_peer` is the name gRPC gave one of the
+  // acceptor's live handed connections (own_connections.h); logs a warning otherwise.
   bool Admits(std::string_view grpc_peer);
-  // Once the gRPC server listens on `grpc_port`: opens the pipe. Throws std::runtime_error (an
-  // invalid SDDL, the pipe name served by another process).
-  void Listen(int grpc_port);
+  // Once the gRPC server serves: opens the pipe; each client's connection is given to the server
+  // by `hand`. Throws std::runtime_error (an invalid SDDL, the pipe name served by another
+  // process).
+  void Listen(socket_bridge::HandToServer hand);
   // Told the program of each client of the listening pipe (PipeAcceptor::set_on_client); before
   // Listen.
   void OnClient(std::function<void(const std::string&)> on_client) {
@@ -58,11 +59,14 @@ class PipeTransport {
   void Stop();
 
  private:
+  // The bridge's end of a connection handed to the server as `served_as` (PipeAcceptor's dial).
+  SOCKET Dial(std::string& served_as);
+
   WinsockSession winsock_;  // first: the bridges' sockets need it
   Endpoint pipe_;
   Log info_;
   Log warn_;
-  std::atomic<int> backend_port_{0};
+  socket_bridge::HandToServer hand_;  // set by Listen, before the pipe opens
   std::unique_ptr<PipeAcceptor> acceptor_;
   CriCallers* callers_ = nullptr;
   socket_bridge::PeerAdmission admit_;  // over the acceptor's connections; empty without it

@@ -298,6 +298,20 @@ TEST(ServeConfig, ExtraRuntimeFilesAreCheckedLikeRegistryData) {
   EXPECT_NE(msg.find("exactly one of vendor or vendor-id"), std::string::npos) << msg;
   msg = error("  - vendor-id: nvidia\n");
   EXPECT_NE(msg.find("not a PCI vendor id"), std::string::npos) << msg;
+  // Found by tests/fuzz/serve_config_fuzz.cpp: a file without its source, and a key that is a
+  // list, escaped as yaml-cpp's exceptions instead of an error that names the field.
+  msg = error("  - vendor: NVIDIA\n    system32:\n      - {destination: x.dll}\n");
+  EXPECT_NE(msg.find("line 4: extra-runtime-files[0].system32[0].source: missing"),
+            std::string::npos)
+      << msg;
+  msg = error("  - vendor: NVIDIA\n    system32:\n      - {? [a] : b}\n");
+  EXPECT_NE(msg.find("extra-runtime-files[0].system32[0]: a key must be a plain string"),
+            std::string::npos)
+      << msg;
+  msg = error("  - vendor: NVIDIA\n    ? [a]\n    : b\n");
+  EXPECT_NE(msg.find("line 3: extra-runtime-files[0]: a key must be a plain string"),
+            std::string::npos)
+      << msg;
   msg = error("  - vendor: NVIDIA\n    system64: []\n");
   EXPECT_NE(msg.find("unknown key system64"), std::string::npos) << msg;
   msg = error("  vendor: NVIDIA\n");
@@ -367,7 +381,7 @@ TEST(ServeConfig, GpuMemoryKeysSayWhatTheAnnotationSays) {
       if (std::string(key) == "gpu-memory-unit" && bytes > (1ull << 40)) {
         // A unit larger than any GPU: refused (a count of units times it must not overflow).
         EXPECT_EQ(
-            ErrorOf([&] { ApplyServeKey(c, key, text, flag); }),
+            ErrorOf([&, text = text] { ApplyServeKey(c, key, text, flag); }),
             flag + ": key 'gpu-memory-unit': '" + text + "' is more than 1Ti, larger than any GPU");
         continue;
       }
@@ -423,6 +437,22 @@ TEST(ServeConfig, Durations) {
   EXPECT_THROW(ParseDuration("-1s"), ConfigError);
   EXPECT_THROW(ParseDuration("1h"), ConfigError);
   EXPECT_THROW(ParseDuration("s"), ConfigError);
+  // At most a day. Found by tests/fuzz/serve_config_fuzz.cpp: a count of minutes or seconds past
+  // 2^63 milliseconds overflowed (UBSan), and a smaller one still did as a wait's nanoseconds.
+  EXPECT_EQ(ParseDuration("1440m"), std::chrono::hours(24));
+  EXPECT_EQ(ParseDuration("86400"), std::chrono::hours(24));
+  EXPECT_EQ(ParseDuration("86400000ms"), std::chrono::hours(24));
+  for (const char* tooLong : {"1441m", "86401", "86400001ms", "9223372036854775807m",
+                              "9223372036854775807", "153722867280912931m"}) {
+    try {
+      ParseDuration(tooLong);
+      ADD_FAILURE() << tooLong << " accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "'" + std::string(tooLong) +
+                    "' is longer than 24h (1440m), the longest duration dxshim takes");
+    }
+  }
 }
 
 TEST(ServeConfig, SocketModes) {

@@ -270,6 +270,10 @@ TEST(PluginMemoryUnits, PrefersTheLargestFitsUnitsAndRefusesWhatFitsNoGpu) {
   EXPECT_EQ(units.Preferred({a(12), b(12), a(13)}, {b(12)}, 2),
             (std::vector<std::string>{b(12), a(12)}));
   EXPECT_EQ(units.Refusal({b(13), b(14)}), "");
+  // Found by tests/fuzz/device_plugin_allocate_fuzz.cpp: a unit given twice was answered (and
+  // counted twice against the fit), and CreateContainer then refused the annotation.
+  EXPECT_EQ(units.Refusal({b(13), b(14), b(13)}),
+            "'" + b(13) + "' is given twice to one container");
   std::vector<std::string> seventeen;
   for (unsigned n = 0; n < 17; ++n) seventeen.push_back(a(n));
   EXPECT_EQ(units.Refusal(seventeen),

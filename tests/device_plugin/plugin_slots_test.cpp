@@ -158,5 +158,16 @@ TEST(PluginSlotsAnnotation, BadValuesAreErrorsNamingTheAnnotation) {
   EXPECT_THROW(devices::CountPluginSlots(many), devices::RequestError);
 }
 
+// A slot given twice to one container is refused (found by
+// tests/fuzz/device_plugin_allocate_fuzz.cpp): Allocate answered with an annotation naming it
+// twice, which CreateContainer then refused (CountPluginSlots: "is repeated"), after admission.
+TEST(PluginSlots, ASlotGivenTwiceToOneContainerIsRefused) {
+  PluginSlots slots(2);
+  const auto list = slots.For(Node({"0000:01:00.0"}));
+  EXPECT_EQ(slots.Refusal({list[0].id, list[1].id}), "");
+  EXPECT_EQ(slots.Refusal({list[0].id, list[1].id, list[0].id}),
+            "'" + list[0].id + "' is given twice to one container");
+}
+
 }  // namespace
 }  // namespace dxshim::device_plugin

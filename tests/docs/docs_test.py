@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that the docs describe the tree they ship in. The documents read are README.md,
-CONTRIBUTING.md, docs/*.md, tests/README.md, bench/README.md and every README.md under deploy/
-(each one that exists). Four checks, each printing what it looked at:
+CONTRIBUTING.md, SECURITY.md, docs/*.md, tests/README.md, bench/README.md and every README.md
+under deploy/ (each one that exists). Four checks, each printing what it looked at:
 
 1. Paths. Every repository path a document names exists:
    - a markdown link's target (before any #anchor; URLs skipped), relative to the document's
@@ -60,7 +60,7 @@ problems = []
 # ---------------------------------------------------------------------------------------------
 # The documents and the tree.
 
-DOCS = ["README.md", "CONTRIBUTING.md", "tests/README.md", "bench/README.md"]
+DOCS = ["README.md", "CONTRIBUTING.md", "SECURITY.md", "tests/README.md", "bench/README.md"]
 DOCS += sorted(os.path.relpath(p, source_dir) for p in glob.glob(f"{source_dir}/docs/*.md"))
 DOCS += sorted(os.path.relpath(p, source_dir)
                for p in glob.glob(f"{source_dir}/deploy/**/README.md", recursive=True))

@@ -194,7 +194,7 @@ class Doctor : public GpuNodeTest {
     for (const auto& [prefix, status] : not_ok) {
       const auto lines = run.Of(prefix);
       EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
-                              [&](const Line& l) { return l.status == status; }))
+                              [&, &status = status](const Line& l) { return l.status == status; }))
           << prefix << " is not " << status << "\n"
           << run.Text();
     }

@@ -151,5 +151,16 @@ TEST(NodeCommandLine, EndsInsideQuotes) {
   EXPECT_FALSE(EndsInsideQuotes(R"(k.exe a\")"));
 }
 
+// Fuzzing (tests/fuzz/command_line_fuzz.cpp): NSSM's AppParameters hold arguments only; their
+// first word is read by the C runtime's rules, not by the program rule.
+TEST(NodeCommandLine, SplitArgumentsReadsTheFirstWordAsAnArgument) {
+  const std::string params = R"(--config="C:\k dir\config.yaml" --v=2)";
+  std::vector<std::string> texts;
+  for (const Word& word : SplitArguments(params)) texts.push_back(word.text);
+  EXPECT_EQ(texts, (Args{R"(--config=C:\k dir\config.yaml)", "--v=2"}));
+  EXPECT_FALSE(ArgumentsEndInsideQuotes(params));
+  EXPECT_TRUE(ArgumentsEndInsideQuotes(R"(--config="C:\k dir)"));
+}
+
 }  // namespace
 }  // namespace dxshim::node

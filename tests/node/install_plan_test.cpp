@@ -62,5 +62,34 @@ TEST(NodeInstallPlan, ImageBuilderScriptsConfigFileHoldsTheEndpointOfKubeadm136)
   EXPECT_EQ(plan.kubelet_pipe_before, "\\\\.\\pipe\\containerd-containerd");
 }
 
+// Fuzzing (tests/fuzz/kubelet_launch_fuzz.cpp): a kubeadm-flags.env that cannot be read is a node
+// that cannot be read, NodeError like every other failure of FindKubeletLaunch (an EditError
+// escaped: install --service-only then stopped instead of going on without the launcher).
+TEST(NodeInstallPlan, ABadKubeadmFlagsFileIsANodeError) {
+  FakeNode node;
+  BaseNode(node);
+  KubeadmShape(node);
+  node.files[kFlagsFile] = "KUBELET_KUBEADM_ARGS=--v=2\n";
+  try {
+    FindKubeletLaunch(node);
+    ADD_FAILURE() << "no error";
+  } catch (const NodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("kubeadm-flags.env line 1"), std::string::npos)
+        << e.what();
+  }
+}
+
+// Fuzzing: NSSM's AppParameters are read as the arguments kubelet.exe gets after its program.
+TEST(NodeInstallPlan, NssmParametersFirstWordIsReadAsAnArgument) {
+  FakeNode node;
+  BaseNode(node);
+  NssmKubeletShape(node);
+  node.registry[FakeNode::RegistryName(kNssmKey, "AppParameters")] = {
+      R"(--config="C:\k dir\config.yaml" --container-runtime-endpoint npipe://./pipe/x)", true};
+  node.files[R"(C:\k dir\config.yaml)"] = "kind: KubeletConfiguration\n";
+  const auto launch = FindKubeletLaunch(node);
+  EXPECT_EQ(launch.config_file, R"(C:\k dir\config.yaml)");
+}
+
 }  // namespace
 }  // namespace dxshim::node::test

@@ -283,5 +283,37 @@ TEST(NodeKubeadmFlags, RefusesWhatTheFileCannotCarry) {
       Has(ErrorOf([] { ReadKubeadmFlags("KUBELET_KUBEADM_ARGS=\"a \\\"b\\\"\"\n"); }), "quote"));
 }
 
+// Findings of tests/fuzz/kubelet_flags_fuzz.cpp.
+TEST(NodeKubeletFlags, AppParametersAreArgumentsWithNoProgram) {
+  // Flags from word 0 (NSSM's AppParameters): the first word is an argument, quotes and all.
+  const std::string params = R"(--config="C:\k dir\config.yaml" --v=2)";
+  EXPECT_EQ(FindFlag(SplitArguments(params), "config")->value, R"(C:\k dir\config.yaml)");
+  const std::string out = SetFlag(params, "config", R"(C:\new dir\c.yaml)");
+  EXPECT_EQ(out, R"(--config="C:\new dir\c.yaml" --v=2)");
+  EXPECT_EQ(FindFlag(SplitArguments(out), "config")->value, R"(C:\new dir\c.yaml)");
+  // Appended to empty parameters, a quoted value reads back whole.
+  const std::string added = SetFlag("", "node-labels", "a=\"b c\"");
+  EXPECT_EQ(FindFlag(SplitArguments(added), "node-labels")->value, "a=\"b c\"");
+}
+
+TEST(NodeKubeletFlags, AValueThatLooksLikeAFlagJoinsItsName) {
+  // `--v -3` would read as a bare --v and a flag -3.
+  EXPECT_EQ(SetFlag("kubelet.exe --v x --a", "v", "-3", 1), "kubelet.exe --v=-3 --a");
+  EXPECT_EQ(SetKubeadmFlag("KUBELET_KUBEADM_ARGS=\"--v x\"\n", "v", "-3"),
+            "KUBELET_KUBEADM_ARGS=\"--v=-3\"\n");
+}
+
+TEST(NodeKubeletFlags, KubeadmFlagIsInsertedBeforeTheEndOfFlags) {
+  // Appended after `--`, the flag would be an argument kubelet refuses.
+  EXPECT_EQ(SetKubeadmFlag("KUBELET_KUBEADM_ARGS=\"--a=b -- c\"\n", "v", "3"),
+            "KUBELET_KUBEADM_ARGS=\"--a=b --v=3 -- c\"\n");
+}
+
+TEST(NodeKubeletFlags, RemovesAFlagRepeatedAtTheStart) {
+  // The first occurrence takes the blanks after it, the second the ones before it: one removal.
+  EXPECT_EQ(RemoveFlag("--a=1 --a=2 --b", "a"), "--b");
+  EXPECT_EQ(RemoveFlag("--a=1 --a=2", "a"), "");
+}
+
 }  // namespace
 }  // namespace dxshim::node

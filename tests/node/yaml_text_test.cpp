@@ -94,5 +94,25 @@ TEST(NodeYamlText, LineEndingAndLineAt) {
   EXPECT_EQ(LineAt("a", 0), 1u);
 }
 
+// Fuzzing (tests/fuzz/yaml_text_fuzz.cpp): a U+FEFF at the start of a document is read as a byte
+// order mark and dropped, and YAML allows it in no scalar written as it is.
+TEST(NodeYamlText, FormatScalarEscapesAByteOrderMark) {
+  const std::string value = "\xEF\xBB\xBFhealthz-port=0";
+  EXPECT_EQ(FormatScalar(value, ScalarStyle::kPlain, false), "\"\\uFEFFhealthz-port=0\"");
+  EXPECT_EQ(FormatScalar(value, ScalarStyle::kSingleQuoted, false), "\"\\uFEFFhealthz-port=0\"");
+  EXPECT_EQ(
+      YAML::Load(FormatScalar(value, ScalarStyle::kPlain, false) + ": x").begin()->first.Scalar(),
+      value);
+}
+
+// Fuzzing (tests/fuzz/yaml_text_fuzz.cpp): yaml-cpp cannot read `{k: a?b}`.
+TEST(NodeYamlText, FormatScalarQuotesAQuestionMarkInFlow) {
+  EXPECT_EQ(FormatScalar("a?b:9", ScalarStyle::kPlain, false), "a?b:9");
+  EXPECT_EQ(FormatScalar("a?b:9", ScalarStyle::kPlain, true), "'a?b:9'");
+  EXPECT_EQ(
+      YAML::Load("{k: " + FormatScalar("a?b:9", ScalarStyle::kPlain, true) + "}")["k"].Scalar(),
+      "a?b:9");
+}
+
 }  // namespace
 }  // namespace dxshim::node

@@ -97,5 +97,25 @@ TEST(Ledger, TheRecordedGpuMemory) {
   }
 }
 
+// A dxshim.io/devices label of blanks and commas names no device (found by
+// tests/fuzz/runtime_record_fuzz.cpp): its container holds nothing, so its pod is not one that
+// holds GPUs, and writing the record back as dxshim labels it reads back the same.
+TEST(Ledger, ALabelThatNamesNoDeviceHoldsNone) {
+  runtime::v1::ListPodSandboxResponse sandboxes;
+  auto* s = sandboxes.add_items();
+  s->set_id("pod-1");
+  s->set_state(runtime::v1::SANDBOX_READY);
+  runtime::v1::ListContainersResponse listed;
+  for (const char* devices : {" ", ",", " , ,"}) {
+    auto* c = listed.add_containers();
+    c->set_id(devices);
+    c->set_pod_sandbox_id("pod-1");
+    (*c->mutable_labels())[keys::kDevicesLabel] = devices;
+  }
+  const auto record = ReadRuntimeRecord(sandboxes, listed);
+  EXPECT_TRUE(record.containers.empty());
+  EXPECT_EQ(HoldingPods(record), 0u);
+}
+
 }  // namespace
 }  // namespace dxshim

@@ -39,6 +39,9 @@ class EventStream final : public grpc::ServerWriteReactor<v1::ContainerEventResp
  public:
   EventStream(grpc::CallbackServerContext* ctx, std::shared_ptr<FakeRuntime::State> state)
       : state_(std::move(state)), ctx_(ctx) {
+    // Each reaction holds the lock: gRPC runs them one at a time, an order libgrpc keeps where
+    // ThreadSanitizer cannot see it (scripts/test-sanitizers.sh); the lock makes it visible.
+    std::lock_guard lock(mutex_);
     if (auto n = Header(ctx, "x-count")) limit_ = std::stol(*n);
     if (auto k = Header(ctx, "x-fail-after")) {
       limit_ = std::stol(*k);
@@ -51,6 +54,7 @@ class EventStream final : public grpc::ServerWriteReactor<v1::ContainerEventResp
     }
   }
   void OnWriteDone(bool ok) override {
+    std::lock_guard lock(mutex_);
     if (!ok) {  // the caller went away; the reactor must still finish for OnDone to come
       Finish(grpc::Status::CANCELLED);
       return;
@@ -62,7 +66,10 @@ class EventStream final : public grpc::ServerWriteReactor<v1::ContainerEventResp
     }
   }
   void OnCancel() override { state_->NoteCancel(); }
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    { std::lock_guard lock(mutex_); }
+    delete this;
+  }
 
  private:
   void Next() {
@@ -80,6 +87,7 @@ class EventStream final : public grpc::ServerWriteReactor<v1::ContainerEventResp
     }
   }
 
+  std::mutex mutex_;
   std::shared_ptr<FakeRuntime::State> state_;
   grpc::CallbackServerContext* ctx_ = nullptr;
   v1::ContainerEventResponse event_;
@@ -90,14 +98,23 @@ class EventStream final : public grpc::ServerWriteReactor<v1::ContainerEventResp
 
 class BlockedStatus final : public grpc::ServerUnaryReactor {
  public:
-  explicit BlockedStatus(std::shared_ptr<FakeRuntime::State> state) : state_(std::move(state)) {}
+  // The lock orders the reactions as EventStream's does.
+  explicit BlockedStatus(std::shared_ptr<FakeRuntime::State> state) {
+    std::lock_guard lock(mutex_);
+    state_ = std::move(state);
+  }
   void OnCancel() override {
+    std::lock_guard lock(mutex_);
     state_->NoteCancel();
     Finish(grpc::Status::CANCELLED);
   }
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    { std::lock_guard lock(mutex_); }
+    delete this;
+  }
 
  private:
+  std::mutex mutex_;
   std::shared_ptr<FakeRuntime::State> state_;
 };
 

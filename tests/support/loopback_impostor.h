@@ -34,4 +34,26 @@ std::shared_ptr<grpc::Channel> ChannelOver(int fd);
 std::string CurlGrpcImpostor(std::uint16_t from_port, std::uint16_t server_port,
                              const std::string& method, bool message, const std::string& work_dir);
 
+// `pid` and every process whose chain of parents reaches it (/proc/*/stat).
+std::vector<int> ProcessTree(int pid);
+// The processes whose environment holds `entry` ("WINEPREFIX=/tmp/x/prefix"): a wine prefix's
+// programs and its wineserver, which holds the sockets of them all (wine 8's sockets live in the
+// server).
+std::vector<int> ProcessesWithEnvironment(const std::string& entry);
+// The TCP ports that the processes `pids` listen on (/proc/net/tcp and tcp6, rows in LISTEN
+// state, matched to the processes' socket descriptors), sorted; wine's processes included (their
+// sockets are Linux sockets). Needs root to read other users' descriptors.
+std::vector<std::uint16_t> ListeningTcpPorts(const std::vector<int>& pids);
+
+// tests/support/http2_impostor.py run as `nobody` against 127.0.0.1:`port`: a gRPC call's first
+// bytes (client preface, SETTINGS, HEADERS for `method`) from an unprivileged local process.
+struct Http2Impostor {
+  std::size_t received = 0;     // bytes that came back before the connection ended
+  std::string ended;            // "eof", "reset" or "timeout" (5 s)
+  bool http2_settings = false;  // the answer began with a SETTINGS frame: gRPC's parser took it
+  std::string output;           // the script's own line (or its error)
+};
+Http2Impostor SendHttp2AsNobody(std::uint16_t port, const std::string& work_dir,
+                                const std::string& method = "/runtime.v1.RuntimeService/Version");
+
 }  // namespace dxshim::test

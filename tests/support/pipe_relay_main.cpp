@@ -35,9 +35,11 @@ int main(int argc, char** argv) {
   for (auto& c : stop_file) c = c == '/' ? '\\' : c;
   const auto stop_path = dxshim::devices::windows::Widen(stop_file);
 
-  dxshim::windows::PipeAcceptor acceptor(pipe, dxshim::config::kDefaultPipeSddl, [backend] {
-    return dxshim::windows::ConnectLoopback(backend);
-  });
+  // The backend is a Linux dxshim on TCP (pipe_transport_e2e_test), not a server in this
+  // process: nothing is handed, nothing listed.
+  dxshim::windows::PipeAcceptor acceptor(
+      pipe, dxshim::config::kDefaultPipeSddl,
+      [backend](std::string& /*served_as*/) { return dxshim::windows::ConnectLoopback(backend); });
   if (backend != 0) acceptor.Start();
   // Any local process: the CRI client is a Linux process that wine's TCP table cannot name.
   dxshim::windows::PipeForwarder forwarder(pipe);

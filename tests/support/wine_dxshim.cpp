@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tests/support/loopback_impostor.h"
 #include "tests/support/read_file.h"
 
 namespace dxshim::test {
@@ -61,14 +62,13 @@ WineDxshim::WineDxshim(const std::string& exe, const std::string& relay_exe,
       !listening()) {
     throw std::runtime_error("dxshim.exe did not serve its pipe:\n" + dxshim_->Log() + Log());
   }
-  internal_port_ = NumberAfter(Log(), "listening on tcp://127.0.0.1:");
   // The relay only forwards (backend port 0): loopback TCP to the pipe dxshim.exe serves.
   relay_ = std::make_unique<Process>(
       InPrefix(WineBinary(), {relay_exe, pipe_, "0", dir_ / "stop-relay"}), dir_ / "relay.log");
   WaitFor([&] { return NumberAfter(relay_->Log(), "forwarder-port ") != 0 || !relay_->running(); },
           std::chrono::seconds(120));
   forwarder_port_ = NumberAfter(relay_->Log(), "forwarder-port ");
-  if (forwarder_port_ == 0 || internal_port_ == 0) {
+  if (forwarder_port_ == 0) {
     throw std::runtime_error("the pipe forwarder did not start:\n" + relay_->Log() + Log());
   }
 }
@@ -83,6 +83,12 @@ WineDxshim::~WineDxshim() {
   const auto wineserver = std::filesystem::path(WineBinary()).parent_path() / "wineserver";
   Process end(InPrefix(wineserver, {"-k"}), dir_ / "wineserver.log");
   end.Wait(std::chrono::seconds(30));
+}
+
+std::vector<std::uint16_t> WineDxshim::ListeningPorts() const {
+  auto ports = ListeningTcpPorts(ProcessesWithEnvironment("WINEPREFIX=" + dir_ / "prefix"));
+  std::erase(ports, static_cast<std::uint16_t>(forwarder_port_));
+  return ports;
 }
 
 std::vector<std::string> WineDxshim::InPrefix(const std::string& program,

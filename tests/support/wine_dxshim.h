@@ -35,8 +35,9 @@ class WineDxshim {
 
   // The gRPC target a Linux client dials: the forwarder to the pipe.
   std::string pipe_target() const { return "127.0.0.1:" + std::to_string(forwarder_port_); }
-  // dxshim.exe's own gRPC server behind the pipe, which only the pipe's bridges may use.
-  std::string internal_target() const { return "127.0.0.1:" + std::to_string(internal_port_); }
+  // The TCP ports the programs of this prefix listen on (wine 8 keeps their sockets in the
+  // prefix's wineserver), but the relay's forwarder: dxshim.exe's and its children's.
+  std::vector<std::uint16_t> ListeningPorts() const;
   std::string Log() const;  // dxshim.exe's log file and console output
   bool running() { return dxshim_->running(); }
   // dxshim.exe's resident set (VmRSS of its process), in KiB; 0 when it cannot be read.
@@ -64,7 +65,6 @@ class WineDxshim {
   std::unique_ptr<Process> dxshim_;
   std::unique_ptr<Process> relay_;
   int forwarder_port_ = 0;
-  int internal_port_ = 0;
 };
 
 }  // namespace dxshim::test

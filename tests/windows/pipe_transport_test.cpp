@@ -1,9 +1,11 @@
 // The named-pipe transport (shim/windows/pipe_*), cross-compiled with mingw and run under wine:
-//   client --TCP--> PipeForwarder --pipe--> PipeAcceptor --TCP--> echo server
-// which is the path of a real node in both directions (kubelet -> dxshim's pipe -> dxshim's gRPC
-// server; dxshim's gRPC channel -> forwarder -> containerd's pipe). The echo server stands in
-// for the gRPC endpoints: the transport only moves bytes. Prints "ok:"/"FAILED:" lines; exit 0
-// when all pass.
+//   client --TCP--> PipeForwarder --pipe--> PipeAcceptor --socket pair--> echo server
+// which is the path of a real node in both directions (kubelet -> dxshim's pipe -> a connection
+// handed to dxshim's gRPC server; dxshim's gRPC channel -> forwarder -> containerd's pipe). The
+// echo server stands in for the gRPC server (mock: it takes handed sockets as
+// socket_bridge::HandToGrpcServer's gRPC does): the transport only moves bytes. Also the pair's
+// own check (socket_pair_windows.h): a stranger's connection ahead of dxshim's is closed unread.
+// Prints "ok:"/"FAILED:" lines; exit 0 when all pass.
 // clang-format off
 #include <winsock2.h>  // before windows.h
 #include <windows.h>
@@ -29,6 +31,7 @@
 
 #include "config/serve_defaults.h"
 #include "shim/proxy/endpoint.h"
+#include "shim/socket_bridge/socket_pair_windows.h"
 #include "shim/windows/loopback.h"
 #include "shim/windows/pipe_acceptor.h"
 #include "shim/windows/pipe_dialer.h"
@@ -186,8 +189,19 @@ class EchoServer {
     while (live_ > 0) Sleep(10);
   }
   int port() const { return port_; }
-  // The peer of the connection accepted last, as gRPC names it to dxshim's admission hook
-  // ("ipv4:127.0.0.1:54321").
+  // Takes a handed connection (a socket pair's server end), as gRPC takes one in
+  // HandToGrpcServer, and names it as gRPC would ("handed:N").
+  std::string Take(SOCKET s) {
+    const std::string name = "handed:echo-" + std::to_string(++handed_);
+    {
+      std::lock_guard lock(mutex_);
+      last_peer_ = name;
+    }
+    Serve(s);
+    return name;
+  }
+  // The peer of the connection accepted or taken last, as gRPC names it to dxshim's admission
+  // hook ("ipv4:127.0.0.1:54321", "handed:echo-3").
   std::string last_peer() {
     std::lock_guard lock(mutex_);
     return last_peer_;
@@ -206,6 +220,11 @@ class EchoServer {
         std::lock_guard lock(mutex_);
         last_peer_ = "ipv4:" + std::string(text) + ":" + std::to_string(ntohs(peer.sin_port));
       }
+      Serve(s);
+    }
+  }
+  void Serve(SOCKET s) {
+    {
       // Detached, so that a finished worker leaves no thread handle behind: the test counts
       // the process's handles.
       ++live_;
@@ -230,7 +249,22 @@ class EchoServer {
   std::thread thread_;
   std::mutex mutex_;
   std::atomic<int> live_{0};
+  std::atomic<int> handed_{0};
 };
+
+// The acceptor's backend as PipeTransport makes it: a socket pair whose server end `echo` takes.
+PipeAcceptor::DialBackend DialEcho(EchoServer& echo) {
+  return [&echo](std::string& served_as) -> SOCKET {
+    std::string error;
+    auto pair = dxshim::socket_bridge::MakeSocketPair(error);
+    if (!pair) {
+      std::printf("socket pair: %s\n", error.c_str());
+      return INVALID_SOCKET;
+    }
+    served_as = echo.Take(pair->server_end.release());
+    return pair->bridge_end.release();
+  };
+}
 
 std::uint64_t Fnv(const char* data, std::size_t size, std::uint64_t h = 1469598103934665603ull) {
   for (std::size_t i = 0; i < size; ++i)
@@ -284,15 +318,15 @@ int main(int argc, char** argv) {
   EchoServer echo;
   const int threads_before = Threads();
 
-  PipeAcceptor acceptor(pipe, dxshim::config::kDefaultPipeSddl,
-                        [&] { return dxshim::windows::ConnectLoopback(echo.port()); });
+  PipeAcceptor acceptor(pipe, dxshim::config::kDefaultPipeSddl, DialEcho(echo));
   acceptor.Start();
   PipeForwarder forwarder(pipe);
   const int port = forwarder.Start();
 
   // Another server on the same pipe name, and a broken SDDL, are refused with a reason.
   try {
-    PipeAcceptor second(pipe, dxshim::config::kDefaultPipeSddl, [] { return INVALID_SOCKET; });
+    PipeAcceptor second(pipe, dxshim::config::kDefaultPipeSddl,
+                        [](std::string&) { return INVALID_SOCKET; });
     second.Start();
     // Windows refuses FILE_FLAG_FIRST_PIPE_INSTANCE when the name exists; wine does not enforce
     // the flag, but answers WaitNamedPipe, which the acceptor asks first.
@@ -306,9 +340,10 @@ int main(int argc, char** argv) {
   {
     const std::string busy = pipe + "-busy";
     auto holder = std::make_unique<PipeAcceptor>(busy, dxshim::config::kDefaultPipeSddl,
-                                                 [] { return INVALID_SOCKET; });
+                                                 [](std::string&) { return INVALID_SOCKET; });
     holder->Start();
-    PipeAcceptor waiting(busy, dxshim::config::kDefaultPipeSddl, [] { return INVALID_SOCKET; });
+    PipeAcceptor waiting(busy, dxshim::config::kDefaultPipeSddl,
+                         [](std::string&) { return INVALID_SOCKET; });
     int waits = 0;
     waiting.set_wait_for_pipe(std::chrono::seconds(20), [&waits] { ++waits; });
     std::string failure;
@@ -333,7 +368,8 @@ int main(int argc, char** argv) {
               (failure.empty() ? std::to_string(waits) + " wait(s) said" : failure) + ")");
   }
   try {
-    PipeAcceptor bad("\\\\.\\pipe\\dxshim-bad-sddl", "D:(nonsense", [] { return INVALID_SOCKET; });
+    PipeAcceptor bad("\\\\.\\pipe\\dxshim-bad-sddl", "D:(nonsense",
+                     [](std::string&) { return INVALID_SOCKET; });
     bad.Start();
     Check(false, "an invalid SDDL is refused");
   } catch (const std::runtime_error& e) {
@@ -348,10 +384,8 @@ int main(int argc, char** argv) {
           std::string("dialing a missing pipe fails: ") + e.what());
   }
 
-  // The gRPC server behind the pipe admits a call only over one of the acceptor's live bridges:
-  // its peer must be exactly, address and port, a bridge's own end. A local process connecting
-  // to the loopback port directly is not, nor is one that takes the bridge's port on another
-  // loopback address (all of 127/8 is loopback on Windows too).
+  // The gRPC server behind the pipe takes only connections the acceptor hands it, and admits a
+  // call only over one of them while its bridge lasts: a name it did not hand is refused.
   {
     auto& own = acceptor.backend_connections();
     std::string why;
@@ -359,30 +393,39 @@ int main(int argc, char** argv) {
     char back[4];
     const bool echoed = SendAll(s, "peer", 4) && RecvAll(s, back, 4);
     const std::string bridged = echo.last_peer();
-    Check(echoed && own.Admits(bridged, why),
-          "the backend's peer on a piped connection is a live bridge (" + bridged + ") " + why);
-    const SOCKET direct = Connect(echo.port());
-    SendAll(direct, "x", 1);
-    RecvAll(direct, back, 1);
-    const std::string stranger = echo.last_peer();
-    Check(stranger != bridged && !own.Admits(stranger, why),
-          "a direct loopback connection to the backend is not a bridge (" + stranger + "): " + why);
-    const auto port_of = [](const std::string& peer) {
-      return static_cast<std::uint16_t>(std::atoi(peer.substr(peer.rfind(':') + 1).c_str()));
-    };
-    const SOCKET impostor = Connect(echo.port(), "127.0.0.2", port_of(bridged));
-    const bool impostor_echoed =
-        impostor != INVALID_SOCKET && SendAll(impostor, "x", 1) && RecvAll(impostor, back, 1);
-    const std::string taken = echo.last_peer();
-    Check(
-        impostor_echoed && taken == "ipv4:127.0.0.2:" + std::to_string(port_of(bridged)) &&
-            !own.Admits(taken, why),
-        "a connection from the bridge's port on 127.0.0.2 is not a bridge (" + taken + "): " + why);
-    if (impostor != INVALID_SOCKET) closesocket(impostor);
-    closesocket(direct);
+    Check(echoed && bridged.rfind("handed:", 0) == 0 && own.Admits(bridged, why),
+          "the server's peer on a piped connection is a live handed connection (" + bridged + ") " +
+              why);
+    Check(!own.Admits("handed:echo-999", why) && !own.Admits("ipv4:127.0.0.1:50000", why),
+          "a name the acceptor did not hand is not admitted: " + why);
     closesocket(s);
     Check(WaitUntil([&] { return !own.Admits(bridged, why); }, std::chrono::seconds(10)),
           "a finished bridge's connection is no longer admitted: " + why);
+  }
+
+  // The pair's own check: a stranger that connected to the pair's short-lived listener ahead of
+  // dxshim's own connection is closed unread and reported; dxshim's is the one taken.
+  {
+    std::uint16_t pair_port = 0;
+    std::string error;
+    auto listener = dxshim::socket_bridge::ListenLoopback(pair_port, error);
+    const SOCKET stranger = Connect(pair_port);
+    SendAll(stranger, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 24);
+    auto ours = dxshim::socket_bridge::ConnectLoopback(pair_port, error);
+    std::vector<std::string> refusals;
+    auto accepted = dxshim::socket_bridge::AcceptOwnConnection(
+        listener.get(), dxshim::socket_bridge::ConnectionOf(ours.get()).value(), error,
+        [&](const std::string& line) { refusals.push_back(line); });
+    char got = 0;
+    const bool paired = accepted.valid() && SendAll(ours.get(), "!", 1) &&
+                        RecvAll(accepted.get(), &got, 1) && got == '!';
+    // The stranger's connection was closed: its next read ends.
+    const int after = recv(stranger, &got, 1, 0);
+    Check(paired && refusals.size() == 1 &&
+              refusals[0].find("closed, unread, a connection from 127.0.0.1:") == 0 && after <= 0,
+          "a stranger ahead of dxshim's own connection is closed unread (" +
+              (refusals.empty() ? error : refusals[0]) + ")");
+    closesocket(stranger);
   }
 
   // A forwarder for dxshim serve bridges only connections from this process (the runtime's pipe
@@ -447,14 +490,17 @@ int main(int argc, char** argv) {
     };
     dxshim::windows::PipeTransport transport(listen, runtime, dxshim::config::kDefaultPipeSddl,
                                              log_to(infos), log_to(warnings));
-    Check(transport.serves_pipe() && listen.ToString() == "tcp://127.0.0.1:0" &&
-              runtime.kind == dxshim::Endpoint::Kind::kTcp &&
-              runtime.address.rfind("127.0.0.1:", 0) == 0,
-          "pipe endpoints become loopback endpoints for gRPC (listen " + listen.ToString() +
-              ", runtime " + runtime.ToString() + ")");
+    Check(
+        transport.serves_pipe() && listen.kind == dxshim::Endpoint::Kind::kPipe &&
+            runtime.kind == dxshim::Endpoint::Kind::kTcp &&
+            runtime.address.rfind("127.0.0.1:", 0) == 0,
+        "the runtime's pipe becomes a loopback endpoint for gRPC, the served pipe stays (listen " +
+            listen.ToString() + ", runtime " + runtime.ToString() + ")");
     dxshim::CriCallers cri_callers;
     transport.RecordCallers(&cri_callers);
-    transport.Listen(echo.port());
+    transport.Listen([&echo](dxshim::socket_bridge::Socket server_end, std::string&) {
+      return echo.Take(server_end.release());
+    });
     const int runtime_port = std::atoi(runtime.address.substr(10).c_str());
     // Up to 3 attempts, for the reason given at the guarded forwarder above (wine alone).
     SOCKET s = INVALID_SOCKET;
@@ -477,13 +523,10 @@ int main(int argc, char** argv) {
                    ? std::string("none")
                    : callers[0].client.program + " pid " + std::to_string(callers[0].client.pid)) +
               ")");
-    const SOCKET direct = Connect(echo.port());
-    SendAll(direct, "x", 1);
-    RecvAll(direct, back, 1);
-    const std::string stranger = echo.last_peer();
+    const std::string stranger = "handed:echo-999";
     Check(!transport.Admits(stranger) && !transport.Admits("ipv4:10.1.2.3:40000") &&
               !transport.Admits("garbage"),
-          "it refuses a direct loopback peer " + stranger + ", a remote one and garbage");
+          "it refuses a name it did not hand (" + stranger + "), a remote peer and garbage");
     {
       std::lock_guard lock(log_mutex);
       std::erase_if(warnings, [](const std::string& w) {
@@ -495,7 +538,6 @@ int main(int argc, char** argv) {
       Check(infos.size() == 2,
             "the bridges' ports are logged (" + std::to_string(infos.size()) + " info lines)");
     }
-    closesocket(direct);
     closesocket(s);
     transport.Stop();
     try {
@@ -628,8 +670,7 @@ int main(int argc, char** argv) {
 
   const auto cycle = [&](int n) {
     const std::string name = pipe + "-cycle-" + std::to_string(n);
-    PipeAcceptor a(name, dxshim::config::kDefaultPipeSddl,
-                   [&] { return dxshim::windows::ConnectLoopback(echo.port()); });
+    PipeAcceptor a(name, dxshim::config::kDefaultPipeSddl, DialEcho(echo));
     a.Start();
     PipeForwarder f(name);
     const SOCKET s = Connect(f.Start());

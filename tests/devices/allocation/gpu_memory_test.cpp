@@ -184,6 +184,8 @@ TEST(GpuMemory, FormatBytes) {
   EXPECT_EQ(FormatBytes(kMi + kMi / 2), "1536Ki");
   EXPECT_EQ(FormatBytes(kMi + 1), "1.0Mi");
   EXPECT_EQ(FormatBytes(2ull << 40), "2Ti");
+  // Past 2^64/10, not a whole Ki (found by byte_quantity_fuzz): the tenths did not wrap.
+  EXPECT_EQ(FormatBytes(~0ull), "17592186044415.9Mi");
 }
 
 TEST(GpuMemory, CapacityDefaultAndWhatAHoldTakes) {
