@@ -213,9 +213,7 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
     // its address logged), so whoever waits for the CRI socket can scrape at once.
     if (metrics) http = ServeMetricsEndpoint(cfg.metrics_listen, *metrics, *snapshot, ledger);
     server.Start();
-    pipes->Listen([&server](socket_bridge::Socket connection, std::string& error) {
-      return server.ServeConnection(std::move(connection), error);
-    });
+    pipes->Listen(server.Handoff());
   });
   if (!started) return 1;
   plugin_start.Begin();

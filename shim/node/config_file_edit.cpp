@@ -52,7 +52,8 @@ std::string InsertAbsent(const YamlDocument& doc, ConfigSyntax syntax, std::stri
       throw EditError(Kind(syntax) + " line " + std::to_string(LineAt(text, brace)) +
                       ": cannot find the '}' of the empty object");
     }
-    return out.replace(brace, close + 1 - brace, "{" + member + "}");
+    // Right after the '{': the whitespace inside the empty object stays as it was.
+    return out.insert(brace + 1, member);
   }
   const std::size_t first = OffsetOf(doc, doc.root.begin()->first);
   const std::string_view before = text.substr(brace + 1, first - (brace + 1));

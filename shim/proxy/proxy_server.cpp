@@ -51,7 +51,7 @@ void ProxyServer::Start() {
     }
     throw std::runtime_error("cannot listen on " + options_.listen.ToString());
   }
-  if (options_.handed_connections) handoff_.Open(*server_);
+  if (options_.handed_connections) handoff_->Open(*server_);
   ProxiedCall::Accept(shared_);
   cq_thread_ = std::thread([cq = cq_.get()] {
     void* tag = nullptr;
@@ -75,13 +75,19 @@ void ProxyServer::Start() {
 }
 
 std::string ProxyServer::ServeConnection(socket_bridge::Socket connection, std::string& error) {
-  return handoff_.Hand(std::move(connection), error);
+  return handoff_->Hand(std::move(connection), error);
+}
+
+socket_bridge::HandToServer ProxyServer::Handoff() const {
+  return [door = handoff_](socket_bridge::Socket connection, std::string& error) {
+    return door->Hand(std::move(connection), error);
+  };
 }
 
 void ProxyServer::Shutdown() {
   if (stopped_ || !server_) return;
   stopped_ = true;
-  handoff_.Close();  // no connection is handed to a server that shuts down
+  handoff_->Close();  // no connection is handed to a server that shuts down
   const auto streams = shared_.registry.CancelAll();
   // live_calls counts the acceptor waiting for the next call too.
   spdlog::info("shutting down: cancelled {} stream(s), waiting up to {} ms for {} call(s)", streams,

@@ -17,6 +17,7 @@
 #include "shim/proxy/runtime_channel.h"
 #include "shim/socket_bridge/grpc_handoff.h"
 #include "shim/socket_bridge/socket_api.h"
+#include "shim/socket_bridge/socket_pair.h"
 
 namespace dxshim {
 
@@ -55,6 +56,9 @@ class ProxyServer {
   // With handed_connections, after Start: gives the server `connection` (a pair's server end,
   // socket_pair.h); the peer name gRPC gives its calls, or "" with `error` set.
   std::string ServeConnection(socket_bridge::Socket connection, std::string& error);
+  // ServeConnection as a function a bridge may keep past this server: it fails once the server
+  // shut down or is gone (the door is shared), never touching a destroyed server.
+  socket_bridge::HandToServer Handoff() const;
 
  private:
   // The platform's part of listening (proxy_server_posix.cpp, proxy_server_windows.cpp). POSIX
@@ -71,7 +75,9 @@ class ProxyServer {
   grpc::AsyncGenericService service_;
   std::unique_ptr<grpc::ServerCompletionQueue> cq_;
   std::unique_ptr<grpc::Server> server_;
-  socket_bridge::HandoffDoor handoff_;  // open while server_ serves (handed_connections)
+  // Open while server_ serves (handed_connections); shared with the bridges' Handoff().
+  std::shared_ptr<socket_bridge::HandoffDoor> handoff_ =
+      std::make_shared<socket_bridge::HandoffDoor>();
   // Drains the completion queue: every completion of every call, both legs, runs here. One thread
   // keeps a call's hops on one core; the relay never blocks, so it is never the bottleneck of a
   // node's CRI traffic.

@@ -24,7 +24,9 @@ namespace dxshim::socket_bridge {
 // Gives `connection` (connected, blocking or not) to `server` (built and started; it needs no
 // listening port). gRPC owns the socket from here and closes it when the connection ends.
 // Returns the peer name gRPC gives calls over it (grpc::ServerContext::peer()): "fd:N" on POSIX,
-// "handed:N" on Windows; "" with `error` set when the socket cannot be prepared.
+// "handed:N" on Windows; "" with `error` set when the socket cannot be prepared (or, on Windows,
+// gRPC refuses the connection). On POSIX gRPC's own call reports no refusal (it logs it and
+// closes the descriptor): the name is returned, and the bridge's client sees its connection end.
 std::string HandToGrpcServer(grpc::Server& server, Socket connection, std::string& error);
 
 // The way handed connections reach one server: open once it is up, closed before it shuts down,

@@ -178,7 +178,10 @@ TEST(NodeConfigFile, JsonPrettyWithCrlf) {
 
 TEST(NodeConfigFile, JsonEmptyObject) {
   EXPECT_EQ(Set("{}"), R"({"containerRuntimeEndpoint": "npipe://./pipe/dxshim"})");
-  EXPECT_EQ(Set("{ \n }\n"), "{\"containerRuntimeEndpoint\": \"npipe://./pipe/dxshim\"}\n");
+  // An empty object over two lines keeps its line break (found by kubelet_config_edit_fuzz: the
+  // edit replaced it).
+  EXPECT_EQ(Set("{\n}"), "{\"containerRuntimeEndpoint\": \"npipe://./pipe/dxshim\"\n}");
+  EXPECT_EQ(Set("{ \n }\n"), "{\"containerRuntimeEndpoint\": \"npipe://./pipe/dxshim\" \n }\n");
 }
 
 TEST(NodeConfigFile, ReadsOnlyScalars) {

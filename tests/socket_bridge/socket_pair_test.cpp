@@ -1,7 +1,8 @@
 // A connection dxshim makes to itself and hands to a gRPC server in this process
 // (shim/socket_bridge/socket_pair.h, grpc_handoff.h), over real sockets and a real gRPC server
 // that listens on no port: calls over the handed connection reach the service, and the peer name
-// the service sees is the one HandToGrpcServer returned (what OwnConnections lists).
+// the service sees is the one HandToGrpcServer returned (what OwnConnections lists); the door
+// hands nothing while closed.
 #include "shim/socket_bridge/socket_pair.h"
 
 #include <grpcpp/create_channel_posix.h>
@@ -86,6 +87,36 @@ TEST(SocketPair, AGrpcServerWithoutAPortAnswersOverAHandedConnection) {
   BridgeClient client;
   EXPECT_TRUE(own.Admits(service.peers().front(), refusal, &client)) << refusal;
   EXPECT_EQ(client.pid, 42u);
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+}
+
+// The door: nothing is handed before it opens or once it closed (what ProxyServer and the
+// device plugin close before Server::Shutdown); a refused pair's server end is closed, so the
+// bridge's client sees its connection end.
+TEST(HandoffDoor, HandsOnlyWhileOpen) {
+  RecordingRegistration service;
+  grpc::ServerBuilder builder;
+  builder.RegisterService(&service);
+  auto server = builder.BuildAndStart();
+  ASSERT_TRUE(server);
+  HandoffDoor door;
+  const auto refused_end = [&door] {
+    std::string error;
+    auto pair = MakeSocketPair(error);
+    EXPECT_TRUE(pair) << error;
+    EXPECT_EQ(door.Hand(std::move(pair->server_end), error), "");
+    EXPECT_EQ(error, "the gRPC server is not serving");
+    char byte = 0;
+    return Receive(pair->bridge_end.get(), &byte, 1);  // 0: the other end was closed
+  };
+  EXPECT_EQ(refused_end(), 0);
+  door.Open(*server);
+  std::string error;
+  auto pair = MakeSocketPair(error);
+  ASSERT_TRUE(pair) << error;
+  EXPECT_TRUE(door.Hand(std::move(pair->server_end), error).starts_with("fd:")) << error;
+  door.Close();
+  EXPECT_EQ(refused_end(), 0);
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
 }
 

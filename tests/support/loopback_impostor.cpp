@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -179,12 +180,15 @@ Http2Impostor SendHttp2AsNobody(std::uint16_t port, const std::string& work_dir,
                                 const std::string& method) {
   static int runs = 0;
   const auto log = work_dir + "/impostor-" + std::to_string(++runs) + ".log";
-  Process impostor(
-      {"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-       // Debian's own: a python3 first on root's PATH may not be nobody's to run.
-       "/usr/bin/python3", std::string(DXSHIM_SOURCE_DIR) + "/tests/support/http2_impostor.py",
-       std::to_string(port), method},
-      log);
+  // The script's text as an argument (python3 -c): `nobody` may not read the checkout (a clone
+  // under /root) or the test's folder (mode 0700).
+  std::ifstream file(std::string(DXSHIM_SOURCE_DIR) + "/tests/support/http2_impostor.py");
+  const std::string script((std::istreambuf_iterator<char>(file)),
+                           std::istreambuf_iterator<char>());
+  Process impostor({"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                    // Debian's own: a python3 first on root's PATH may not be nobody's to run.
+                    "/usr/bin/python3", "-c", script, std::to_string(port), method},
+                   log);
   Http2Impostor result;
   const auto code = impostor.Wait(std::chrono::seconds(30));
   result.output = impostor.Log();

@@ -3,11 +3,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "tests/support/loopback_impostor.h"
 #include "tests/support/read_file.h"
@@ -86,9 +89,20 @@ WineDxshim::~WineDxshim() {
 }
 
 std::vector<std::uint16_t> WineDxshim::ListeningPorts() const {
-  auto ports = ListeningTcpPorts(ProcessesWithEnvironment("WINEPREFIX=" + dir_ / "prefix"));
-  std::erase(ports, static_cast<std::uint16_t>(forwarder_port_));
-  return ports;
+  // Listed twice, a moment apart, and kept when in both: a socket pair's listener lives only while
+  // a bridge connects to itself (shim/socket_bridge/socket_pair.h), and one may be caught.
+  const auto listed = [&] {
+    auto ports = ListeningTcpPorts(ProcessesWithEnvironment("WINEPREFIX=" + dir_ / "prefix"));
+    std::erase(ports, static_cast<std::uint16_t>(forwarder_port_));
+    return ports;
+  };
+  const auto first = listed();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto second = listed();
+  std::vector<std::uint16_t> both;
+  std::set_intersection(first.begin(), first.end(), second.begin(), second.end(),
+                        std::back_inserter(both));
+  return both;
 }
 
 std::vector<std::string> WineDxshim::InPrefix(const std::string& program,
