@@ -4,9 +4,26 @@
 
 #include "config/extra_runtime_files_config.h"
 #include "config/serve_option_table.h"
+#include "shim/base/utf8_text.h"
 
 namespace dxshim::config {
 namespace {
+
+// A key as an error message names it: a control character (a NUL would end the message) as
+// \xHH, and any byte that is not UTF-8 likewise.
+std::string KeyText(std::string_view key) {
+  std::string out;
+  for (const char c : key) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7F) {
+      static const char kHex[] = "0123456789ABCDEF";
+      out += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xF]};
+    } else {
+      out += c;
+    }
+  }
+  return EscapeInvalidUtf8(out);
+}
 
 std::string KnownKeys() {
   std::string out;
@@ -31,16 +48,16 @@ void ApplyServeKey(ServeConfig& config, std::string_view key, std::string_view v
                    std::string_view source) {
   const auto* option = FindServeOption(key);
   if (!option || !option->set) {
-    throw ConfigError(std::string(source) + ": unknown key '" + std::string(key) +
+    throw ConfigError(std::string(source) + ": unknown key '" + KeyText(key) +
                       "' (known keys: " + KnownKeys() + ")");
   }
   if (value.empty()) {
-    throw ConfigError(std::string(source) + ": key '" + std::string(key) + "' is empty");
+    throw ConfigError(std::string(source) + ": key '" + KeyText(key) + "' is empty");
   }
   try {
     option->set(config, value);
   } catch (const ConfigError& e) {
-    throw ConfigError(std::string(source) + ": key '" + std::string(key) + "': " + e.what());
+    throw ConfigError(std::string(source) + ": key '" + KeyText(key) + "': " + e.what());
   }
 }
 
@@ -72,14 +89,16 @@ void ApplyServeConfigFile(ServeConfig& config, const std::string& path) {
       std::string joined;
       for (const auto& item : entry.second) {
         if (!item.IsScalar())
-          throw ConfigError(where.append(": key '").append(key).append("': not a name list"));
+          throw ConfigError(
+              where.append(": key '").append(KeyText(key)).append("': not a name list"));
         joined += (joined.empty() ? "" : ",") + item.as<std::string>();
       }
       ApplyServeKey(config, key, joined.empty() ? "-" : joined, where);  // "-": an empty list
       continue;
     }
     if (!entry.second.IsScalar()) {
-      throw ConfigError(where.append(": key '").append(key).append("' must have a single value"));
+      throw ConfigError(
+          where.append(": key '").append(KeyText(key)).append("' must have a single value"));
     }
     ApplyServeKey(config, key, entry.second.as<std::string>(), where);
   }

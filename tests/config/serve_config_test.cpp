@@ -464,4 +464,17 @@ TEST(ServeConfig, SocketModes) {
 }
 
 }  // namespace
+// A key with a control character is named escaped, not cut at a NUL (found by
+// serve_config_fuzz: the message ended inside the key).
+TEST(ServeConfig, AKeyWithAControlCharacterIsNamedEscaped) {
+  ServeConfig config;
+  try {
+    ApplyServeKey(config, std::string_view("allow-na\0me\x1e", 12), "x", "config c.yaml line 1");
+    FAIL() << "an unknown key is refused";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown key 'allow-na\\x00me\\x1E'"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace dxshim::config

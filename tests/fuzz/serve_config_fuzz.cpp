@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -149,6 +150,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                  message.find("the top level must be") != std::string::npos ||
                  message.find("a key must be a plain string") != std::string::npos;
     for (const auto& key : TopKeys(text)) {
+      // A key with a byte that is not printable ASCII may be named escaped (a control byte or
+      // one that is not UTF-8: a NUL would end the message): what precedes it is named as is.
+      const auto plain = key.substr(
+          0, static_cast<std::size_t>(std::find_if(key.begin(), key.end(),
+                                                   [](char c) {
+                                                     const auto b = static_cast<unsigned char>(c);
+                                                     return b < 0x20 || b >= 0x7F;
+                                                   }) -
+                                      key.begin()));
+      if (plain.size() < key.size()) {
+        named = named || message.find("'" + plain) != std::string::npos;
+        continue;
+      }
       named = named || message.find("'" + key + "'") != std::string::npos ||
               (key == "extra-runtime-files" && message.find(key) != std::string::npos);
     }
