@@ -65,7 +65,10 @@ class EventStream final : public grpc::ServerWriteReactor<v1::ContainerEventResp
       Next();
     }
   }
-  void OnCancel() override { state_->NoteCancel(); }
+  void OnCancel() override {
+    std::lock_guard lock(mutex_);
+    state_->NoteCancel();
+  }
   void OnDone() override {
     { std::lock_guard lock(mutex_); }
     delete this;
