@@ -1,11 +1,8 @@
-// A local process that pretends to be one of dxshim's loopback bridges. A bridge's connection to
-// the gRPC server it fronts is in the kernel's TCP table for anybody to read (kubelet's
-// ListAndWatch keeps one open for good); all of 127/8 is loopback, so another process can bind
-// 127.0.0.2 (or any 127.x) with the same port number and dial the server from there. A server
-// that checked only the port would take it for the bridge.
+// A local process that tries dxshim's loopback ports: which TCP ports dxshim's processes listen
+// on (/proc), and a gRPC call's first bytes sent to one of them by `nobody`. dxshim's gRPC servers
+// behind a bridge listen on no port (shim/socket_bridge/socket_pair.h): whatever does listen must
+// answer an unprivileged stranger with no HTTP/2 at all.
 #pragma once
-
-#include <grpcpp/channel.h>
 
 #include <cstdint>
 #include <memory>
@@ -13,26 +10,6 @@
 #include <vector>
 
 namespace dxshim::test {
-
-// The local ports of the established connections from 127.0.0.1 to 127.0.0.1:`server_port`
-// (/proc/net/tcp): the ends the bridges in front of that server hold.
-std::vector<std::uint16_t> LoopbackClientPorts(std::uint16_t server_port);
-
-// A TCP socket bound to `address`:`port` (with SO_REUSEADDR when `reuse_address`) and connected
-// to 127.0.0.1:`server_port`; -1 with `error` naming the failed call otherwise.
-int ConnectFrom(const std::string& address, std::uint16_t port, bool reuse_address,
-                std::uint16_t server_port, std::string& error);
-
-// A gRPC channel over the connected socket `fd` (gRPC takes it).
-std::shared_ptr<grpc::Channel> ChannelOver(int fd);
-
-// deploy/windows/CHECKLIST.md's impostor, spelled for Linux: curl calling gRPC `method` on
-// 127.0.0.1:`server_port` over HTTP/2 from 127.0.0.2 (and `from_port`, when not 0). Without
-// `message` the call has none (HEADERS with END_STREAM: an unread refusal cannot race the
-// upload); with it, one empty message (what a callback service needs before its handler runs).
-// Returns curl's verbose output (the answer's trailers among it); a test failure if curl fails.
-std::string CurlGrpcImpostor(std::uint16_t from_port, std::uint16_t server_port,
-                             const std::string& method, bool message, const std::string& work_dir);
 
 // `pid` and every process whose chain of parents reaches it (/proc/*/stat).
 std::vector<int> ProcessTree(int pid);
