@@ -252,6 +252,48 @@ std::optional<YamlEntry> FindEntry(const YAML::Node& map, std::string_view key,
   return found;
 }
 
+namespace {
+
+bool IsNullWord(std::string_view word) {
+  return word == "~" || word == "null" || word == "Null" || word == "NULL";
+}
+
+// The offset of the first byte after `from` that is neither white space, a line break nor part of
+// a comment (text.size() at the end). `column` is set to that byte's column when it is the first
+// on its line, and to npos otherwise; a tab before it on its line throws (YAML indents with spaces
+// only, and dxshim does not guess how a parser counts a tab).
+std::size_t NextToken(std::string_view text, std::size_t from, std::size_t& column,
+                      std::string_view what) {
+  std::size_t i = from;
+  bool line_start = false;
+  std::size_t line_begin = 0;
+  bool tab = false;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (IsBreak(c)) {
+      line_start = true;
+      line_begin = i + 1;
+      tab = false;
+    } else if (c == '#' && (i == from || IsBlank(text[i - 1]) || IsBreak(text[i - 1]))) {
+      while (i < text.size() && !IsBreak(text[i])) ++i;
+      continue;
+    } else if (c == '\t') {
+      tab = tab || line_start;
+    } else if (c != ' ') {
+      break;
+    }
+    ++i;
+  }
+  column = line_start ? i - line_begin : std::string_view::npos;
+  if (tab && i < text.size()) {
+    throw EditError(Where(what, text, i) +
+                    "a tab indents the value; dxshim does not edit this form");
+  }
+  return i;
+}
+
+}  // namespace
+
 ScalarSpan NullValueSpan(const YamlDocument& doc, const YamlEntry& entry, bool flow,
                          std::string_view what) {
   const std::string_view text = doc.text;
@@ -263,16 +305,19 @@ ScalarSpan NullValueSpan(const YamlDocument& doc, const YamlEntry& entry, bool f
                     "the key is not followed by ':' on its line; dxshim does not edit this form");
   }
   ++i;
-  std::size_t token = i;
-  while (token < text.size() && IsBlank(text[token])) ++token;
-  const std::size_t token_end = flow ? PlainEnd(text, token, true) : PlainEnd(text, token, false);
-  const std::string_view word = text.substr(token, token_end - token);
-  if (word == "~" || word == "null" || word == "Null" || word == "NULL") {
+  // The value may be written on a following line: in block context, indented deeper than its key
+  // (`key:` then `  null`); in flow context, anywhere before the next ',' or '}'.
+  std::size_t column = 0;
+  const std::size_t token = NextToken(text, i, column, what);
+  const std::size_t line_begin = text.rfind('\n', key.begin) + 1;  // npos + 1 == 0
+  const std::size_t key_column = key.begin - line_begin;
+  const bool ends_value =
+      token == text.size() || (flow ? (text[token] == ',' || text[token] == '}')
+                                    : (column != std::string_view::npos && column <= key_column));
+  if (ends_value) return {i, i, ScalarStyle::kPlain};
+  const std::size_t token_end = PlainEnd(text, token, flow);
+  if (IsNullWord(text.substr(token, token_end - token))) {
     return {token, token_end, ScalarStyle::kPlain};
-  }
-  if (token == text.size() || IsBreak(text[token]) || text[token] == '#' ||
-      (flow && (text[token] == ',' || text[token] == '}'))) {
-    return {i, i, ScalarStyle::kPlain};
   }
   throw EditError(Where(what, text, token) + "cannot find where the empty value is");
 }

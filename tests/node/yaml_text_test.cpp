@@ -114,5 +114,28 @@ TEST(NodeYamlText, FormatScalarQuotesAQuestionMarkInFlow) {
       "a?b:9");
 }
 
+std::string NullSpanText(std::string_view text, std::string_view key, bool flow = false) {
+  const YamlDocument doc = ParseYaml(text, "test");
+  const std::optional<YamlEntry> entry = FindEntry(doc.root, key, "test", doc);
+  const ScalarSpan span = NullValueSpan(doc, *entry, flow, "test");
+  return std::to_string(span.begin) + ":" +
+         std::string(text.substr(span.begin, span.end - span.begin));
+}
+
+// Fuzzing (yaml_text_fuzz, CI): a null written on the line after its key (`m:` then ` null`) was
+// taken for an absent value, and the edit wrote the new value after the colon, before the `null`
+// that then continued it (`m: v` + ` null` read as "v null").
+TEST(NodeYamlText, NullValueSpanFindsANullOnAFollowingLine) {
+  EXPECT_EQ(NullSpanText("a: 5\nm:\n null # c\ns: x\n", "m"), "9:null");
+  EXPECT_EQ(NullSpanText("m: # c\n\n  # more\n  ~\ns: x\n", "m"), "19:~");
+  EXPECT_EQ(NullSpanText("m:\ns: x\n", "m"), "2:");
+  EXPECT_EQ(NullSpanText("m:   # c\ns: x\n", "m"), "2:");
+  EXPECT_EQ(NullSpanText("m:", "m"), "2:");
+  EXPECT_EQ(NullSpanText("m: NULL\n", "m"), "3:NULL");
+  EXPECT_EQ(NullSpanText("{m: # c\n  null, s: x}", "m", true), "10:null");
+  EXPECT_EQ(NullSpanText("{m:\n , s: x}", "m", true), "3:");
+  EXPECT_THROW(NullSpanText("m:\n\t null\n", "m"), EditError);
+}
+
 }  // namespace
 }  // namespace dxshim::node
