@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "shim/metrics/http_endpoint.h"
+#include "shim/admin/http_endpoint.h"
 #include "tests/support/http_clients.h"
 #include "tests/support/http_get.h"
 
@@ -58,10 +58,10 @@ int main(int argc, char** argv) {
   }
   std::string exposition;
   while (exposition.size() < 9000) exposition += "dxshim_gpu_pods{gpu=\"0000:3b:00.0\"} 1\n";
-  dxshim::metrics::HttpHandlers handlers;
+  dxshim::admin::HttpHandlers handlers;
   handlers.metrics = [&] { return exposition; };
   handlers.not_ready = [] { return std::vector<std::string>{}; };
-  dxshim::metrics::HttpEndpoint endpoint("127.0.0.1:0", handlers);
+  dxshim::admin::HttpEndpoint endpoint("127.0.0.1:0", handlers);
   const auto at = "127.0.0.1:" + std::to_string(endpoint.port());
 
   std::printf("metrics endpoint, %d requests each, one after another:\n", requests);

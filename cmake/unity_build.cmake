@@ -7,8 +7,8 @@
 set(dxshim_unity_alone
     shim/cli/doctor_command.cpp
     shim/cli/serve_command.cpp
-    shim/node/toml_scan.cpp
-    shim/node/yaml_text.cpp
+    shim/install/edit/toml_scan.cpp
+    shim/install/edit/yaml_text.cpp
     shim/proxy/pipe_name.cpp
     shim/socket_bridge/stream_bridge.cpp)
 # The property is set in the folder whose CMakeLists.txt lists the source (tests/ for tests/*/).

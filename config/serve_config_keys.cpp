@@ -4,6 +4,7 @@
 
 #include "config/extra_runtime_files_config.h"
 #include "config/serve_option_table.h"
+#include "shim/base/comma_list.h"
 #include "shim/base/utf8_text.h"
 
 namespace dxshim::config {
@@ -25,11 +26,7 @@ std::string KeyText(std::string_view key) {
   return EscapeInvalidUtf8(out);
 }
 
-std::string KnownKeys() {
-  std::string out;
-  for (const auto& key : ServeKeys()) out += (out.empty() ? "" : ", ") + key;
-  return out;
-}
+std::string KnownKeys() { return JoinList(ServeKeys(), ", "); }
 
 }  // namespace
 
@@ -86,13 +83,14 @@ void ApplyServeConfigFile(ServeConfig& config, const std::string& path) {
     }
     const auto* option = FindServeOption(key);
     if (option && std::string_view(option->type) == "list" && entry.second.IsSequence()) {
-      std::string joined;
+      std::vector<std::string> items;
       for (const auto& item : entry.second) {
         if (!item.IsScalar())
           throw ConfigError(
               where.append(": key '").append(KeyText(key)).append("': not a name list"));
-        joined += (joined.empty() ? "" : ",") + item.as<std::string>();
+        items.push_back(item.as<std::string>());
       }
+      const std::string joined = JoinCommaList(items);
       ApplyServeKey(config, key, joined.empty() ? "-" : joined, where);  // "-": an empty list
       continue;
     }

@@ -11,4 +11,11 @@ inline constexpr char kDefaultLinuxSyswow64Path[] = "/usr/lib32/dxshim";
 // pipe-sddl: SYSTEM and built-in Administrators get full access; nobody else; nothing inherited.
 inline constexpr char kDefaultPipeSddl[] = "D:P(A;;GA;;;SY)(A;;GA;;;BA)";
 
+// The configuration file the installed service reads (doctor reads it; install writes the
+// Windows one): the systemd unit's (deploy/linux), and install.ps1's and `dxshim install`'s,
+// under the folder the ProgramData environment variable names.
+inline constexpr char kInstalledLinuxConfig[] = "/etc/dxshim/dxshim.yaml";
+inline constexpr char kProgramDataVariable[] = "%ProgramData%";
+inline constexpr char kInstalledWindowsConfig[] = "%ProgramData%\\dxshim\\dxshim.yaml";
+
 }  // namespace dxshim::config

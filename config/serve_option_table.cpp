@@ -1,3 +1,5 @@
+// The table of serve's options (each key, its help and its defaults) and --help's text; a key's
+// default on this platform is serve_option_default_windows.cpp's or _posix.cpp's.
 #include "config/serve_option_table.h"
 
 #include <algorithm>
@@ -7,8 +9,8 @@
 #include "config/serve_defaults.h"
 #include "devices/allocation/gpu_memory.h"
 #include "devices/byte_quantity.h"
-#include "devices/dxshim_keys.h"
 #include "shim/base/comma_list.h"
+#include "shim/base/dxshim_keys.h"
 
 namespace dxshim::config {
 namespace {
@@ -278,13 +280,6 @@ const ServeOption* FindServeOption(std::string_view key) {
     if (key == option.key) return &option;
   }
   return nullptr;
-}
-
-const char* PlatformDefault(const ServeOption& option) {
-#ifdef _WIN32
-  if (option.windows_default) return option.windows_default;
-#endif
-  return option.linux_default;
 }
 
 std::string HelpText(const ServeOption& option) {

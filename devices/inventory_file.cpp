@@ -11,6 +11,7 @@
 
 #include "devices/byte_quantity.h"
 #include "devices/runtime_files.h"
+#include "shim/base/ascii_case.h"
 #include "shim/base/utf8_text.h"
 
 namespace dxshim::devices {

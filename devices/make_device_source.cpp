@@ -1,3 +1,5 @@
+// The device sources a spec names: inventory files here, and this platform's discovery by
+// make_device_source_windows.cpp or make_device_source_posix.cpp (platform_device_source.h).
 #include "devices/make_device_source.h"
 
 #include <filesystem>
@@ -5,9 +7,7 @@
 
 #include "devices/inventory_file.h"
 #include "devices/linux_discovery.h"
-#ifdef _WIN32
-#include "devices/windows/windows_device_source.h"
-#endif
+#include "devices/platform_device_source.h"
 
 namespace dxshim::devices {
 namespace {
@@ -52,23 +52,17 @@ class LinuxSource : public DeviceSource {
 
 }  // namespace
 
+std::unique_ptr<DeviceSource> MakeLinuxSource(const std::string& sysfs_root) {
+  return std::make_unique<LinuxSource>(sysfs_root);
+}
+
 std::unique_ptr<DeviceSource> MakeDeviceSource(const std::string& spec,
                                                const std::string& sysfs_root) {
   constexpr std::string_view kInventory = "inventory:";
   if (spec.starts_with(kInventory) && spec.size() > kInventory.size()) {
     return std::make_unique<InventoryFileSource>(spec.substr(kInventory.size()));
   }
-#ifdef _WIN32
-  if (spec == "auto" || spec == "windows") return std::make_unique<windows::WindowsDeviceSource>();
-  if (spec == "linux") return std::make_unique<LinuxSource>(sysfs_root);
-#else
-  if (spec == "auto" || spec == "linux") return std::make_unique<LinuxSource>(sysfs_root);
-  if (spec == "windows") {
-    throw std::invalid_argument(
-        "device source 'windows': Windows discovery is part of the Windows build of dxshim "
-        "(on this platform use linux or inventory:PATH)");
-  }
-#endif
+  if (auto source = MakePlatformDeviceSource(spec, sysfs_root)) return source;
   throw std::invalid_argument("device source '" + spec +
                               "' is not auto, linux, windows or inventory:PATH");
 }

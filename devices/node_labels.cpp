@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
-#include "devices/dxshim_keys.h"
 #include "devices/runtime_files.h"
+#include "shim/base/ascii_case.h"
+#include "shim/base/comma_list.h"
+#include "shim/base/dxshim_keys.h"
 
 namespace dxshim::devices {
 namespace {
@@ -78,11 +80,7 @@ std::string FormatLabelLines(const std::map<std::string, std::string>& labels) {
 }
 
 std::string FormatLabelList(const std::map<std::string, std::string>& labels) {
-  std::string out;
-  for (const auto& [key, value] : labels) {
-    out.append(out.empty() ? "" : ",").append(key).append("=").append(value);
-  }
-  return out;
+  return JoinCommaList(labels, [](const auto& label) { return label.first + "=" + label.second; });
 }
 
 bool IsLabelValue(std::string_view value) {

@@ -2,27 +2,14 @@
 
 #include <stdexcept>
 
+#include "shim/base/ascii_case.h"
+
 namespace dxshim::devices {
 namespace {
-
-char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool IsControl(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
 
 }  // namespace
-
-std::string ToLowerAscii(std::string s) {
-  for (auto& c : s) c = Lower(c);
-  return s;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
-  return true;
-}
 
 std::optional<std::string> UnsafeSourceReason(std::string_view source) {
   if (source.empty()) return "is empty";

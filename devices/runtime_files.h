@@ -33,12 +33,6 @@ RuntimeFile ParseCopyToVmValue(const std::vector<std::string>& strings);
 // as Windows does) is already present: the first entry for a destination wins.
 void MergeRuntimeFiles(std::vector<RuntimeFile>& files, const std::vector<RuntimeFile>& extra);
 
-// ASCII case-insensitive equality, the comparison Windows file names need here.
-bool EqualsIgnoreCase(std::string_view a, std::string_view b);
-
-// `s` with ASCII letters lower-cased (vendor names, annotation values).
-std::string ToLowerAscii(std::string s);
-
 // The APIs a GPU's runtime files can bring and the file (System32 name) each stands for: what
 // `dxshim.io/requires` accepts by name and what the node labels advertise.
 const std::map<std::string, std::string>& RequirableApis();

@@ -1,6 +1,7 @@
 #include "devices/vendor_runtime_files.h"
 
 #include "devices/runtime_files.h"
+#include "shim/base/ascii_case.h"
 
 namespace dxshim::devices {
 

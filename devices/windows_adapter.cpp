@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "devices/runtime_files.h"
+#include "shim/base/ascii_case.h"
 
 namespace dxshim::devices {
 namespace {

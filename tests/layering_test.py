@@ -4,7 +4,9 @@ library's folder names a header of that library or of a dxshim library it links 
 not). The rule is the build's own: LAYERS is written by CMake from each library's source folder
 and its link list (tests/CMakeLists.txt), so declaring a dependency in CMake is the only way to
 allow an include. A file belongs to the library whose folder is its nearest ancestor; generated
-headers (`runtime/v1/api.pb.h`, `deviceplugin/...`) belong to cri-api.
+headers (`runtime/v1/api.pb.h`, `deviceplugin/...`) belong to cri-api. Also checked: the tests
+mirror the code, and platform code lives only in *_windows.* / *_posix.* files or windows/,
+posix/ folders (no `#ifdef _WIN32` elsewhere in shim/, devices/, config/, cri-api/, tests/, bench/).
 
 usage: layering_test.py SOURCE_DIR LAYERS_FILE"""
 import os
@@ -125,6 +127,34 @@ for root, _, files in os.walk(tests_dir):
         else:
             mirrored += 1
 print(f"{mirrored} unit test files mirror their unit")
+
+# One rule for platform code (containerd's): it lives only in files named *_windows.* or
+# *_posix.* (*_linux.*), or in a folder named windows/, posix/ or linux/, which CMake chooses
+# between (if(WIN32) ... else() ... endif()). Nowhere else may the preprocessor test the platform:
+# a portable file calls a portable header, and each platform's file implements it.
+PLATFORM_IF = re.compile(
+    r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b.*\b(_WIN32|_WIN64|__linux__|__unix__|_MSC_VER|"
+    r"__MINGW\w*|__APPLE__|__CYGWIN__)\b.*$", re.M)
+PLATFORM_FILE = re.compile(r"_(windows|posix|linux)\.\w+$")
+PLATFORM_FOLDERS = {"windows", "posix", "linux"}
+platform_checked = 0
+for top in ("shim", "devices", "config", "cri-api", "tests", "bench"):
+    for root, _, files in os.walk(os.path.join(source_dir, top)):
+        for name in sorted(files):
+            if not name.endswith((".h", ".hpp", ".cpp", ".cc", ".c", ".inc")):
+                continue
+            path = os.path.relpath(os.path.join(root, name), source_dir)
+            if PLATFORM_FILE.search(name) or PLATFORM_FOLDERS & set(path.split("/")[:-1]):
+                continue  # a platform's own file
+            platform_checked += 1
+            text = open(os.path.join(source_dir, path), encoding="utf-8").read()
+            for m in PLATFORM_IF.finditer(text):
+                line = text.count("\n", 0, m.start()) + 1
+                problems.append(
+                    f"{path}:{line}: `{m.group(0).strip()}` tests the platform ({m.group(1)}) in a "
+                    "portable file: put each branch in a *_windows.cpp / *_posix.cpp file (or a "
+                    "windows/, posix/ folder) chosen in CMake, behind a portable header")
+print(f"{platform_checked} portable files checked for platform #if")
 
 for folder in sorted(allowed):
     print(f"{folder}: may include {', '.join(sorted(allowed[folder] - {folder})) or '-'}")

@@ -7,16 +7,17 @@
 
 #include "devices/allocation/gpu_memory.h"
 #include "devices/byte_quantity.h"
-#include "devices/dxshim_keys.h"
 #include "devices/runtime_files.h"
+#include "shim/base/ascii_case.h"
 #include "shim/base/comma_list.h"
+#include "shim/base/dxshim_keys.h"
 
 namespace dxshim::devices {
 namespace {
 
 constexpr unsigned kMaxCount = 16;
 
-// `key`: the whole annotation name (devices/dxshim_keys.h).
+// `key`: the whole annotation name (shim/base/dxshim_keys.h).
 [[noreturn]] void Fail(const std::string& key, const std::string& value,
                        const std::string& problem) {
   throw RequestError("annotation " + key + "='" + value + "': " + problem);
@@ -113,8 +114,8 @@ void ParseRequires(const std::string& value, DeviceRequest& r) {
     } else if (!UnsafeDestinationReason(item) && item.find('.') != std::string::npos) {
       r.required_files.push_back(item);
     } else {
-      std::string apis;
-      for (const auto& [name, file] : RequirableApis()) apis += (apis.empty() ? "" : ", ") + name;
+      const std::string apis =
+          JoinList(RequirableApis(), ", ", [](const auto& named) { return named.first; });
       Fail(keys::kRequires, value,
            "'" + item + ("' is neither a file name (e.g. nvcuda.dll) nor an API (" + apis + ")"));
     }
@@ -189,11 +190,9 @@ std::optional<DeviceRequest> ParseDeviceRequest(
         Fail(key, value, e.what());
       }
     } else {
-      std::string known;
-      for (const auto request_key : keys::kRequestKeys) {
-        known += (known.empty() ? "" : ", ") +
-                 std::string(request_key.substr(std::string_view(keys::kPrefix).size()));
-      }
+      const std::string known = JoinList(keys::kRequestKeys, ", ", [](std::string_view k) {
+        return k.substr(std::string_view(keys::kPrefix).size());
+      });
       throw RequestError("annotation " + it->first + ": unknown " + keys::kPrefix +
                          " key (known: " + known + ")");
     }

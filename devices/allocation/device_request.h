@@ -48,7 +48,7 @@ struct DeviceRequest {
   bool operator==(const DeviceRequest&) const = default;
 };
 
-// The number of slots in a keys::kPluginSlotsAnnotation value (devices/dxshim_keys.h). Throws
+// The number of slots in a keys::kPluginSlotsAnnotation value (shim/base/dxshim_keys.h). Throws
 // RequestError naming the annotation when the list is empty, has an empty or repeated entry, or
 // asks for more GPUs than a request may.
 unsigned CountPluginSlots(const std::string& value);

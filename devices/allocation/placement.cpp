@@ -4,6 +4,7 @@
 
 #include "devices/allocation/gpu_memory.h"
 #include "devices/runtime_files.h"
+#include "shim/base/ascii_case.h"
 
 namespace dxshim::devices {
 namespace {

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "shim/base/comma_list.h"
+
 namespace dxshim::devices::windows {
 namespace {
 
@@ -108,15 +110,16 @@ CudaReport ReadCudaHere() {
     if (api.uuid_of)
       report.notes.push_back("nvcuda.dll has no cuDeviceGetUuid_v2: cuDeviceGetUuid used");
   }
-  std::string missing;
   const std::pair<const char*, bool> needed[] = {{"cuInit", init != nullptr},
                                                  {"cuDeviceGetCount", count_of != nullptr},
                                                  {"cuDeviceGet", api.device_of != nullptr},
                                                  {"cuDeviceGetLuid", api.luid_of != nullptr},
                                                  {"cuDeviceGetUuid", api.uuid_of != nullptr}};
+  std::vector<std::string> lacking;
   for (const auto& [name, found] : needed) {
-    if (!found) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    if (!found) lacking.emplace_back(name);
   }
+  const std::string missing = JoinList(lacking, ", ");
   if (!missing.empty()) {
     report.error = "no CUDA: nvcuda.dll lacks " + missing + " (a driver before CUDA 10)";
     FreeLibrary(cuda);

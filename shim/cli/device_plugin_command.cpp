@@ -23,7 +23,7 @@
 #include "shim/device_plugin/plugin_memory_units.h"
 #include "shim/device_plugin/plugin_slots.h"
 #include "shim/device_plugin/plugin_sockets.h"
-#include "shim/node/kubelet_checkpoint.h"
+#include "shim/install/kubelet/kubelet_checkpoint.h"
 #include "shim/proxy/endpoint.h"
 #include "shim/runtime_record/runtime_record_poller.h"
 
@@ -112,7 +112,7 @@ Servers MakeServers(const config::ServeConfig& cfg, device_plugin::PluginSockets
       options, snapshot,
       std::make_unique<device_plugin::PluginMemoryUnits>(
           cfg.policy,
-          (std::filesystem::path(cfg.device_plugin_dir) / node::kKubeletCheckpoint).string(),
+          (std::filesystem::path(cfg.device_plugin_dir) / install::kKubeletCheckpoint).string(),
           cfg.device_plugin_memory_resource, cfg.device_plugin_resource)));
   return servers;
 }

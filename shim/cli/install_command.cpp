@@ -1,37 +1,35 @@
+// `dxshim install` and `dxshim uninstall`: their options, what install reads of dxshim's
+// configuration, and the installer (shim/install/installer.h) run on this node's system
+// (node_system.h: Windows nodes only; elsewhere the command says so).
 #include "shim/cli/install_command.h"
 
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 
 #include "config/device_snapshot_config.h"
 #include "config/serve_config.h"
 #include "config/serve_config_keys.h"
+#include "config/serve_defaults.h"
 #include "devices/device_source.h"
 #include "devices/device_table.h"
 #include "devices/node_labels.h"
-#include "shim/node/config_file_edit.h"
-#include "shim/node/installer.h"
-
-#ifdef _WIN32
-#include <windows.h>
-
-#include <map>
-
-#include "devices/windows/wide_text.h"
+#include "shim/cli/node_system.h"
 #include "shim/cli/platform.h"
 #include "shim/doctor/dxshim_status.h"
-#include "shim/windows/windows_node_system.h"
-#endif
+#include "shim/install/edit/config_file_edit.h"
+#include "shim/install/installer.h"
 
 namespace dxshim {
 namespace {
 
 namespace po = boost::program_options;
 
-// Reads the options; the exit code when the command ends here (--help, a bad option, or not on
-// Windows, where the service manager and the registry are).
+// Reads the options; the exit code when the command ends here (--help, a bad option).
 std::optional<int> Parse(const po::options_description& desc, int argc, char** argv,
                          const std::string& command, po::variables_map& vm) {
   try {
@@ -39,23 +37,26 @@ std::optional<int> Parse(const po::options_description& desc, int argc, char** a
     po::notify(vm);
   } catch (const std::exception& e) {
     std::cerr << "dxshim " << command << ": " << e.what() << "\n";
-    return node::kUsage;
+    return install::kUsage;
   }
   if (vm.count("help")) {
     std::cout << desc << "\n";
     return 0;
   }
-#ifndef _WIN32
-  std::cerr << "dxshim " << command
-            << ": runs on Windows nodes (the service manager and the "
-               "registry); on Linux see docs/linux.md, 'Pointing kubelet at dxshim'\n";
-  return node::kUsage;
-#else
   return std::nullopt;
-#endif
 }
 
-#ifdef _WIN32
+// This node's system, or nullptr when the command cannot run here (said on stderr: not a
+// Windows node).
+std::unique_ptr<install::NodeSystem> NodeSystemFor(const std::string& command) {
+  try {
+    return MakeNodeSystem();
+  } catch (const std::exception& e) {
+    std::cerr << "dxshim " << command << ": " << e.what() << "\n";
+    return nullptr;
+  }
+}
+
 void Say(const std::string& line) { std::cout << line << std::endl; }
 
 // The node's GPU labels as `dxshim devices --output labels` prints them, of the GPUs serve hands
@@ -78,16 +79,16 @@ std::vector<std::string> GpuLabels(const std::string& config_path) {
 // What install's check for another GPU device plugin needs from dxshim's configuration: kubelet's
 // device plugin folder (device-plugin-dir; without it kubelet's own, kWindowsDevicePluginDir),
 // dxshim's resources, and whether its device plugin is on.
-void ReadDevicePluginKeys(const std::string& config, node::InstallOptions& o) {
-  if (const auto dir = node::ReadTopLevelString(config, "device-plugin-dir")) {
+void ReadDevicePluginKeys(const std::string& config, install::InstallOptions& o) {
+  if (const auto dir = install::ReadTopLevelString(config, "device-plugin-dir")) {
     o.device_plugin_dir = *dir;
   }
   for (const char* key : {"device-plugin-resource", "device-plugin-memory-resource"}) {
-    if (const auto name = node::ReadTopLevelString(config, key)) {
+    if (const auto name = install::ReadTopLevelString(config, key)) {
       o.dxshim_resources.push_back(*name);
     }
   }
-  if (const auto on = node::ReadTopLevelString(config, "device-plugin")) {
+  if (const auto on = install::ReadTopLevelString(config, "device-plugin")) {
     o.dxshim_device_plugin = config::ParseBool(*on);
   }
 }
@@ -101,11 +102,11 @@ std::vector<std::string> SplitComma(const std::string& text) {
   return out;
 }
 
-// The installer's questions to dxshim (shim/node/dxshim_probe.h), asked over the pipes through
-// loopback bridges only this process may use, one per pipe, kept for the run.
-class PipeProbe : public node::DxshimProbe {
+// The installer's questions to dxshim (shim/install/system/dxshim_probe.h), asked over the pipes
+// through loopback bridges only this process may use, one per pipe, kept for the run.
+class PipeProbe : public install::DxshimProbe {
  public:
-  std::optional<node::CriCallers> Callers(const std::string& pipe, std::string& error) override {
+  std::optional<install::CriCallers> Callers(const std::string& pipe, std::string& error) override {
     return doctor::AskCriCallers(Dial(pipe), std::chrono::seconds(5), error);
   }
   bool RuntimeAnswers(const std::string& pipe, std::chrono::milliseconds timeout) override {
@@ -131,30 +132,23 @@ class PipeProbe : public node::DxshimProbe {
 // DXSHIM_TEST_INTERRUPT=STEP:POINT (tests only: the interruption test): the process ends at once
 // at that point of that step (1-based, as the plan prints them; POINT begun, applied or done), as
 // if killed there.
-node::Interrupt TestInterrupt() {
+install::Interrupt TestInterrupt() {
   const char* spec = std::getenv("DXSHIM_TEST_INTERRUPT");
   if (!spec || !*spec) return {};
   const std::string text = spec;
   const auto colon = text.find(':');
   const std::size_t step = std::stoul(text.substr(0, colon));
   const std::string point = colon == std::string::npos ? "applied" : text.substr(colon + 1);
-  return [step, point](std::size_t i, node::StepPoint at) {
-    const char* name = at == node::StepPoint::kBegun     ? "begun"
-                       : at == node::StepPoint::kApplied ? "applied"
-                                                         : "done";
+  return [step, point](std::size_t i, install::StepPoint at) {
+    const char* name = at == install::StepPoint::kBegun     ? "begun"
+                       : at == install::StepPoint::kApplied ? "applied"
+                                                            : "done";
     if (i + 1 != step || point != name) return;
     std::cout << "interrupted at step " << step << " (" << name << "), as a killed run would be"
               << std::endl;
-    TerminateProcess(GetCurrentProcess(), 86);
+    EndProcessNow(86);
   };
 }
-
-std::string ThisProgram() {
-  wchar_t path[32768];
-  const DWORD n = GetModuleFileNameW(nullptr, path, 32768);
-  return devices::windows::Narrow(path, n);
-}
-#endif
 
 }  // namespace
 
@@ -167,7 +161,7 @@ int RunInstall(int argc, char** argv) {
       "reads it, or takes over containerd's pipe. Restarts only what the change needs, proves\n"
       "on the live node that kubelet uses dxshim, and rolls back otherwise.\n\nOptions");
   desc.add_options()("help,h", "show this help")(
-      "config", po::value<std::string>()->default_value("%ProgramData%\\dxshim\\dxshim.yaml"),
+      "config", po::value<std::string>()->default_value(config::kInstalledWindowsConfig),
       "dxshim's configuration file (its `listen` is kubelet's new endpoint)")(
       "endpoint", po::value<std::string>()->default_value(""),
       "kubelet's new endpoint (default: the configuration's `listen`)")(
@@ -185,7 +179,7 @@ int RunInstall(int argc, char** argv) {
       "refuses such a node, changing nothing")(
       "restart-service", po::bool_switch(),
       "restart the running dxshim service (its binary was replaced), kubelet left running")(
-      "record", po::value<std::string>()->default_value(node::kDefaultRecordPath),
+      "record", po::value<std::string>()->default_value(install::kDefaultRecordPath),
       "where what install changes is recorded (uninstall undoes exactly that)")(
       "service-name", po::value<std::string>()->default_value("dxshim"), "dxshim's service")(
       "takeover-pipe",
@@ -203,9 +197,9 @@ int RunInstall(int argc, char** argv) {
       "seconds to wait for a service to start or stop");
   po::variables_map vm;
   if (const auto done = Parse(desc, argc, argv, "install", vm)) return *done;
-#ifdef _WIN32
-  auto system = windows::MakeWindowsNodeSystem();
-  node::InstallOptions o;
+  const auto system = NodeSystemFor("install");
+  if (!system) return install::kUsage;
+  install::InstallOptions o;
   o.say = Say;
   o.interrupt = TestInterrupt();
   o.mode = vm["mode"].as<std::string>();
@@ -224,10 +218,10 @@ int RunInstall(int argc, char** argv) {
   if (!config) {
     std::cerr << "dxshim install: the configuration " << o.plan.dxshim_config
               << " does not exist\n";
-    return node::kUsage;
+    return install::kUsage;
   }
   try {
-    if (const auto listen = node::ReadTopLevelString(*config, "listen")) {
+    if (const auto listen = install::ReadTopLevelString(*config, "listen")) {
       o.plan.dxshim_endpoint = *listen;
     }
     ReadDevicePluginKeys(*config, o);
@@ -242,20 +236,17 @@ int RunInstall(int argc, char** argv) {
     }
   } catch (const std::exception& e) {
     std::cerr << "dxshim install: " << e.what() << "\n";
-    return node::kUsage;
+    return install::kUsage;
   }
   try {
     o.plan.dxshim_command_line =
-        "\"" + ThisProgram() + "\" serve --config \"" + o.plan.dxshim_config + "\"";
+        "\"" + ThisProgramPath() + "\" serve --config \"" + o.plan.dxshim_config + "\"";
   } catch (const std::exception& e) {  // a path with no UTF-8 form (wide_text.h)
     std::cerr << "dxshim install: the path of this program " << e.what() << "\n";
-    return node::kFailed;
+    return install::kFailed;
   }
   PipeProbe probe;
-  return node::Install(*system, probe, o);
-#else
-  return node::kUsage;
-#endif
+  return install::Install(*system, probe, o);
 }
 
 int RunUninstall(int argc, char** argv) {
@@ -265,26 +256,23 @@ int RunUninstall(int argc, char** argv) {
       "wrote; restarts what the change needs and removes the dxshim service if install made it.\n\n"
       "Options");
   desc.add_options()("help,h", "show this help")(
-      "record", po::value<std::string>()->default_value(node::kDefaultRecordPath),
+      "record", po::value<std::string>()->default_value(install::kDefaultRecordPath),
       "the install record")("service-name", po::value<std::string>()->default_value("dxshim"),
                             "dxshim's service")("service-timeout",
                                                 po::value<int>()->default_value(90),
                                                 "seconds to wait for a service to start or stop");
   po::variables_map vm;
   if (const auto done = Parse(desc, argc, argv, "uninstall", vm)) return *done;
-#ifdef _WIN32
-  auto system = windows::MakeWindowsNodeSystem();
-  node::UninstallOptions o;
+  const auto system = NodeSystemFor("uninstall");
+  if (!system) return install::kUsage;
+  install::UninstallOptions o;
   o.say = Say;
   o.interrupt = TestInterrupt();
   o.service = vm["service-name"].as<std::string>();
   o.record_path = system->ExpandEnvironment(vm["record"].as<std::string>());
   o.service_timeout = std::chrono::seconds(vm["service-timeout"].as<int>());
   PipeProbe probe;
-  return node::Uninstall(*system, probe, o);
-#else
-  return node::kUsage;
-#endif
+  return install::Uninstall(*system, probe, o);
 }
 
 }  // namespace dxshim

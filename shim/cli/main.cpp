@@ -1,9 +1,4 @@
 // dxshim: a CRI proxy that gives GPUs to Windows containers. See README.md.
-#ifdef _WIN32
-#include <fcntl.h>
-#include <io.h>
-#endif
-
 #include <cstdio>
 #include <iostream>
 #include <string_view>
@@ -38,12 +33,7 @@ commands:
 }  // namespace
 
 int main(int argc, char** argv) {
-#ifdef _WIN32
-  // The same bytes on every platform: '\n', not the C runtime's "\r\n" (the JSON `rewrite`
-  // prints is compared byte for byte with the Linux build's; readers accept either).
-  _setmode(_fileno(stdout), _O_BINARY);
-  _setmode(_fileno(stderr), _O_BINARY);
-#endif
+  dxshim::UseBinaryStandardStreams();  // '\n' on every platform (shim/cli/platform.h)
   const std::string_view command = argc > 1 ? argv[1] : "";
   if (command == "serve") return dxshim::RunServe(argc - 1, argv + 1);
   if (command == "devices") return dxshim::RunDevices(argc - 1, argv + 1);

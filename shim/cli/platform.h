@@ -39,6 +39,7 @@ class PipeBridges {
   static std::unique_ptr<PipeBridges> ForDialing(Endpoint& target);
   virtual ~PipeBridges() = default;
   // Once the relay serves: the pipe opens, each connection given to the relay by `hand`.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param): the Windows override keeps it
   virtual void Listen(socket_bridge::HandToServer /*hand*/) {}
   virtual void Stop() {}
   // Whether `callers` learns the program of each client (Windows, serving a named pipe).
@@ -72,8 +73,8 @@ bool WindowsNode();
 // Administrators with an elevated token (Windows).
 bool Elevated();
 
-// The configuration file the installed service reads: /etc/dxshim/dxshim.yaml (the systemd unit,
-// deploy/linux), %ProgramData%\dxshim\dxshim.yaml (install.ps1).
+// The configuration file the installed service reads (config/serve_defaults.h names both), with
+// %ProgramData% expanded on Windows.
 std::string InstalledConfigPath();
 
 // While it lives, the console shows what is printed as UTF-8 (Windows: its output code page, put
@@ -88,6 +89,15 @@ class Utf8Console {
  private:
   [[maybe_unused]] unsigned previous_ = 0;  // Windows: the code page before
 };
+
+// Standard output and error write the same bytes on every platform: '\n', not the C runtime's
+// "\r\n" (Windows: binary mode; elsewhere nothing to do). The JSON `rewrite` prints is compared
+// byte for byte with the Linux build's; readers accept either.
+void UseBinaryStandardStreams();
+
+// Ends this process at once with exit code `code`, as if killed (Windows: TerminateProcess;
+// elsewhere _exit): nothing else runs on the way out.
+[[noreturn]] void EndProcessNow(int code);
 
 // The hidden command `dxshim nvidia-uuids cuda | nvml BUSID...`: the short-lived child in which
 // Windows discovery asks CUDA and NVML (devices/windows/nvidia_query.h), so that serve never loads

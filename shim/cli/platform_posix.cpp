@@ -1,9 +1,13 @@
+// platform.h on POSIX: no pipes or service manager to deal with; the plugin child follows its
+// parent with PR_SET_PDEATHSIG (Linux) and reads serve's notifications from stdin.
 #include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 
+#include "config/serve_defaults.h"
 #include "shim/cli/platform.h"
 #ifdef __linux__
 #include <signal.h>
@@ -12,11 +16,14 @@
 
 namespace dxshim {
 
+// platform.h's signature: the Windows one keeps `on_client`.
+// NOLINTBEGIN(performance-unnecessary-value-param)
 std::unique_ptr<PipeBridges> PipeBridges::ForServe(
     ProxyOptions& /*options*/, const std::string& /*sddl*/,
     std::function<void(const std::string& program)> /*on_client*/, CriCallers* /*callers*/) {
   return std::make_unique<PipeBridges>();
 }
+// NOLINTEND(performance-unnecessary-value-param)
 
 std::unique_ptr<PipeBridges> PipeBridges::ForDialing(Endpoint& /*target*/) {
   return std::make_unique<PipeBridges>();
@@ -29,7 +36,7 @@ bool Elevated() { return geteuid() == 0; }
 Utf8Console::Utf8Console() = default;
 Utf8Console::~Utf8Console() = default;
 
-std::string InstalledConfigPath() { return "/etc/dxshim/dxshim.yaml"; }
+std::string InstalledConfigPath() { return config::kInstalledLinuxConfig; }
 
 int RunServeProcess(const std::function<int(const std::function<void()>& ready)>& serve,
                     const std::function<void()>& /*stop*/,
@@ -72,5 +79,9 @@ int RunNvidiaUuids(const std::vector<std::string>& /*args*/) {
              stderr);
   return 2;
 }
+
+void UseBinaryStandardStreams() {}  // "\n" is written as it is
+
+void EndProcessNow(int code) { std::_Exit(code); }
 
 }  // namespace dxshim

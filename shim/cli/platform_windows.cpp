@@ -1,9 +1,16 @@
+// platform.h on Windows: named pipes bridged to loopback TCP, the service control manager, the
+// console's code page and binary standard streams, TerminateProcess.
+#include <fcntl.h>
+#include <io.h>
 #include <spdlog/spdlog.h>
 #include <windows.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
+#include "config/serve_defaults.h"
 #include "devices/windows/nvidia_query.h"
 #include "devices/windows/wide_text.h"
 #include "shim/cli/platform.h"
@@ -85,7 +92,8 @@ std::string InstalledConfigPath() {
   const std::string root =
       n > 0 && n < MAX_PATH ? devices::windows::Narrow(data, n, devices::windows::Surrogates::kShow)
                             : "C:\\ProgramData";
-  return root + "\\dxshim\\dxshim.yaml";
+  return root + std::string(config::kInstalledWindowsConfig)
+                    .substr(std::string_view(config::kProgramDataVariable).size());
 }
 
 int RunServeProcess(const std::function<int(const std::function<void()>& ready)>& serve,
@@ -139,6 +147,16 @@ bool WaitForNotifications(const std::atomic<bool>& stopping, const std::function
 
 int RunNvidiaUuids(const std::vector<std::string>& args) {
   return devices::windows::RunNvidiaUuidsCommand(args);
+}
+
+void UseBinaryStandardStreams() {
+  _setmode(_fileno(stdout), _O_BINARY);
+  _setmode(_fileno(stderr), _O_BINARY);
+}
+
+void EndProcessNow(int code) {
+  TerminateProcess(GetCurrentProcess(), static_cast<UINT>(code));
+  std::_Exit(code);  // not reached: TerminateProcess ends this process before it returns
 }
 
 }  // namespace dxshim

@@ -12,7 +12,7 @@
 #include "config/serve_config.h"
 #include "config/serve_config_keys.h"
 #include "devices/device_source.h"
-#include "devices/dxshim_keys.h"
+#include "shim/base/dxshim_keys.h"
 #include "shim/cli/json_document.h"
 #include "shim/gpu/configured_target.h"
 #include "shim/gpu/container_decision.h"

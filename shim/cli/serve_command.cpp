@@ -17,6 +17,7 @@
 #include "devices/allocation/gpu_memory.h"
 #include "devices/device_source.h"
 #include "devices/node_feature_file.h"
+#include "shim/base/comma_list.h"
 #include "shim/cli/logging.h"
 #include "shim/cli/node_status_answer.h"
 #include "shim/cli/platform.h"
@@ -65,8 +66,7 @@ int CheckServe(const config::ServeConfig& cfg, const ProxyOptions& options) {
     std::cerr << "dxshim serve: device source " << cfg.device_source << ": " << e.what() << "\n";
     return 2;
   }
-  std::string vm;
-  for (const auto& h : cfg.vm_runtime_handlers) vm += (vm.empty() ? "" : ", ") + h;
+  const std::string vm = JoinList(cfg.vm_runtime_handlers, ", ");
   std::cout << "configuration ok\n"
             << "  listen   " << options.listen.ToString() << "\n"
             << "  runtime  " << options.runtime.ToString() << "\n"
@@ -202,7 +202,7 @@ int Serve(const config::ServeConfig& cfg, ProxyOptions options, StopRequest& sto
   PluginStart plugin_start(plugin.get(), cri_callers,
                            cfg.device_plugin_after_kubelet && pipes->KnowsCallers());
   std::unique_ptr<devices::NodeFeatureFile> feature_file;
-  std::unique_ptr<metrics::HttpEndpoint> http;
+  std::unique_ptr<admin::HttpEndpoint> http;
   ProxyServer server(options);
   const bool started = Started([&] {
     if (!cfg.node_feature_file.empty()) {

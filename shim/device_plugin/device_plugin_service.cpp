@@ -6,6 +6,8 @@
 #include <optional>
 #include <set>
 
+#include "shim/base/comma_list.h"
+
 namespace dxshim::device_plugin {
 namespace {
 
@@ -246,26 +248,31 @@ grpc::ServerUnaryReactor* DevicePluginService::Allocate(grpc::CallbackServerCont
                                                         const v1beta1::AllocateRequest* request,
                                                         v1beta1::AllocateResponse* response) {
   if (!Admitted(context)) return Done(context, Refused());
+  // A request kubelet would not make is INVALID_ARGUMENT: an id not ours, a container with none,
+  // an id twice in one container or in two (kubelet gives a device to one container at a time).
+  // RESOURCE_EXHAUSTED is only for what the resource cannot give (PluginResource::Refusal).
+  const auto malformed = [&](const std::string& why) {
+    spdlog::warn("device plugin: refused kubelet's allocation: {}", why);
+    return Done(context, {grpc::StatusCode::INVALID_ARGUMENT, "dxshim device plugin: " + why});
+  };
+  std::set<std::string> earlier;  // the ids of the request's earlier containers
   for (const auto& container : request->container_requests()) {
-    std::string ids;
+    std::set<std::string> mine;
     for (const auto& id : container.devices_ids()) {
-      if (!resource_.Known(id)) {
-        return Done(context, {grpc::StatusCode::INVALID_ARGUMENT,
-                              "dxshim device plugin: '" + id + "' is not one of its devices"});
-      }
-      ids += (ids.empty() ? "" : ",") + id;
+      if (!resource_.Known(id)) return malformed("'" + id + "' is not one of its devices");
+      if (!mine.insert(id).second) return malformed("'" + id + "' is given twice to one container");
+      if (earlier.count(id)) return malformed("'" + id + "' is given to two containers");
     }
-    if (ids.empty()) {
-      return Done(context, {grpc::StatusCode::INVALID_ARGUMENT,
-                            "dxshim device plugin: a container request without devices"});
-    }
+    if (mine.empty()) return malformed("a container request without devices");
+    earlier.insert(mine.begin(), mine.end());
     const std::vector<std::string> given(container.devices_ids().begin(),
                                          container.devices_ids().end());
     if (const auto why = resource_.Refusal(given); !why.empty()) {
       spdlog::warn("device plugin: refused kubelet's allocation: {}", why);
       return Done(context, {grpc::StatusCode::RESOURCE_EXHAUSTED, "dxshim device plugin: " + why});
     }
-    (*response->add_container_responses()->mutable_annotations())[resource_.annotation()] = ids;
+    (*response->add_container_responses()->mutable_annotations())[resource_.annotation()] =
+        JoinCommaList(given);
   }
   for (const auto& container : request->container_requests()) {
     resource_.Allocated({container.devices_ids().begin(), container.devices_ids().end()});

@@ -12,7 +12,7 @@
 
 #include "devices/allocation/gpu_memory.h"
 #include "devices/allocation/memory_fit.h"
-#include "devices/dxshim_keys.h"
+#include "shim/base/dxshim_keys.h"
 #include "shim/ledger/ledger.h"
 
 namespace dxshim::device_plugin {
@@ -96,7 +96,7 @@ unsigned MemoryUnitsOf(const devices::Device& d, const devices::AllocationPolicy
 
 MemoryCount CountMemory(const RuntimeRecord& record, const devices::Inventory& inventory,
                         const devices::AllocationPolicy& policy,
-                        const std::vector<node::PodDeviceEntry>& kubelet,
+                        const std::vector<install::PodDeviceEntry>& kubelet,
                         const std::vector<std::set<std::string>>& answered,
                         const std::map<std::string, unsigned>& gpus_of) {
   MemoryCount count;
@@ -165,7 +165,8 @@ MemoryCount CountMemory(const RuntimeRecord& record, const devices::Inventory& i
 
 PluginMemoryUnits::PluginMemoryUnits(devices::AllocationPolicy policy, std::string checkpoint,
                                      std::string resource, std::string slots_resource)
-    : policy_(std::move(policy)),
+    : PluginResource("mem"),
+      policy_(std::move(policy)),
       checkpoint_(std::move(checkpoint)),
       resource_(std::move(resource)),
       slots_resource_(std::move(slots_resource)) {}
@@ -185,14 +186,14 @@ std::string PluginMemoryUnits::Describe() const {
   return out;
 }
 
-std::vector<node::PodDeviceEntry> PluginMemoryUnits::ReadCheckpoint() {
+std::vector<install::PodDeviceEntry> PluginMemoryUnits::ReadCheckpoint() {
   if (checkpoint_.empty()) return {};
   std::ifstream in(checkpoint_, std::ios::binary);
   if (!in) return {};  // no kubelet yet, or one that keeps none
   std::stringstream text;
   text << in.rdbuf();
   try {
-    auto entries = node::PodDeviceEntries(text.str());
+    auto entries = install::PodDeviceEntries(text.str());
     std::lock_guard lock(mutex_);
     last_checkpoint_ = std::move(entries);
   } catch (const std::exception& e) {
@@ -238,7 +239,7 @@ std::vector<PluginDevice> PluginMemoryUnits::Advertised(const devices::Inventory
   });
   std::vector<std::set<std::string>> answered;
   for (const auto& a : answered_) answered.push_back(a.ids);
-  std::vector<node::PodDeviceEntry> memory;
+  std::vector<install::PodDeviceEntry> memory;
   std::map<std::string, std::set<std::string>> slots;  // pod UID -> its dxshim.io/gpu devices
   for (const auto& e : kubelet) {
     if (e.resource == resource_) memory.push_back(e);
@@ -258,32 +259,13 @@ std::vector<PluginDevice> PluginMemoryUnits::Advertised(const devices::Inventory
 
 std::vector<PluginDevice> PluginMemoryUnits::For(const devices::Inventory& inventory,
                                                  const MemoryCount& count) {
-  std::lock_guard lock(known_mutex_);
-  for (const auto& d : inventory.devices) {
-    const auto units = MemoryUnitsOf(d, policy_);
-    const auto it = std::find_if(gpus_.begin(), gpus_.end(),
-                                 [&](const auto& seen) { return seen.first == d.id; });
-    if (it == gpus_.end()) {
-      gpus_.emplace_back(d.id, units);
-    } else {
-      it->second = std::max(it->second, units);
-    }
-  }
-  std::vector<PluginDevice> units;
+  auto units =
+      Listed(inventory, [this](const devices::Device& d) { return MemoryUnitsOf(d, policy_); });
   std::vector<bool> usable;  // present and still its GPU's
-  for (const auto& [gpu, most] : gpus_) {
-    const auto it = std::find_if(inventory.devices.begin(), inventory.devices.end(),
-                                 [&gpu = gpu](const devices::Device& d) { return d.id == gpu; });
-    const unsigned has =
-        it != inventory.devices.end() && it->present ? MemoryUnitsOf(*it, policy_) : 0u;
-    for (unsigned n = 0; n < most; ++n) {
-      PluginDevice unit{UnitId(gpu, n), gpu, false};
-      // Kubelet's: healthy even on a GPU gone, or the count kubelet admits by would grow.
-      unit.healthy = count.allocated.count(unit.id) > 0;
-      known_.insert(unit.id);
-      usable.push_back(n < has);
-      units.push_back(std::move(unit));
-    }
+  for (auto& unit : units) {
+    usable.push_back(unit.healthy);
+    // Kubelet's: healthy even on a GPU gone, or the count kubelet admits by would grow.
+    unit.healthy = count.allocated.count(unit.id) > 0;
   }
   // The largest fit: the units of the GPU it is on first, then any other free ones.
   auto offer = count.fit_units;
@@ -297,11 +279,6 @@ std::vector<PluginDevice> PluginMemoryUnits::For(const devices::Inventory& inven
     }
   }
   return units;
-}
-
-bool PluginMemoryUnits::Known(const std::string& id) const {
-  std::lock_guard lock(known_mutex_);
-  return known_.count(id) > 0;
 }
 
 std::vector<std::string> PluginMemoryUnits::Preferred(const std::vector<std::string>& available,

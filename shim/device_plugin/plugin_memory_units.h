@@ -31,14 +31,13 @@
 #include <mutex>
 #include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "devices/allocation/allocation_policy.h"
 #include "devices/allocation/placement.h"
 #include "devices/device_source.h"
 #include "shim/device_plugin/plugin_resource.h"
-#include "shim/node/kubelet_checkpoint.h"
+#include "shim/install/kubelet/kubelet_checkpoint.h"
 #include "shim/runtime_record/runtime_record.h"
 
 namespace dxshim::device_plugin {
@@ -67,7 +66,7 @@ struct MemoryCount {
 // before it counts (devicemanager UpdateAllocatedDevices).
 MemoryCount CountMemory(const RuntimeRecord& record, const devices::Inventory& inventory,
                         const devices::AllocationPolicy& policy,
-                        const std::vector<node::PodDeviceEntry>& kubelet,
+                        const std::vector<install::PodDeviceEntry>& kubelet,
                         const std::vector<std::set<std::string>>& answered,
                         const std::map<std::string, unsigned>& gpus_of = {});
 
@@ -86,7 +85,6 @@ class PluginMemoryUnits final : public PluginResource {
 
   std::vector<PluginDevice> Advertised(const devices::Inventory& inventory,
                                        const RuntimeRecord& record, SchedulerGap& gap) override;
-  bool Known(const std::string& id) const override;
   const char* annotation() const override;
   const char* noun() const override { return "memory unit"; }
   std::string Describe() const override;
@@ -103,17 +101,13 @@ class PluginMemoryUnits final : public PluginResource {
  private:
   // The entries of kubelet's checkpoint (none when there is none; the last read when it does not
   // read).
-  std::vector<node::PodDeviceEntry> ReadCheckpoint();
+  std::vector<install::PodDeviceEntry> ReadCheckpoint();
 
   const devices::AllocationPolicy policy_;
   const std::string checkpoint_;
   const std::string resource_;
   const std::string slots_resource_;
-  mutable std::mutex mutex_;  // the count; before known_mutex_
-  mutable std::mutex known_mutex_;
-  // Every GPU id seen, in order of first sight, with the most units it had.
-  std::vector<std::pair<std::string, unsigned>> gpus_;
-  std::set<std::string> known_;
+  mutable std::mutex mutex_;  // the count; before PluginResource's
   // Allocate answers, one per container, until the record or kubelet's checkpoint accounts for
   // them (their containers exist, or their pod has a sandbox), kAnswerKept at most.
   struct Answer {
@@ -124,7 +118,7 @@ class PluginMemoryUnits final : public PluginResource {
   // From the latest Advertised: the GPUs and the count, for Preferred and Refusal.
   devices::Inventory inventory_;
   MemoryCount count_;
-  std::vector<node::PodDeviceEntry> last_checkpoint_;
+  std::vector<install::PodDeviceEntry> last_checkpoint_;
 };
 
 }  // namespace dxshim::device_plugin

@@ -1,3 +1,5 @@
+// The device plugin's child process under serve: started with this process's id, restarted when
+// it ends, told of changes, stopped (over child_process.h, the platform's).
 #include "shim/device_plugin/plugin_process.h"
 
 #include <spdlog/spdlog.h>
@@ -5,18 +7,12 @@
 #include <algorithm>
 #include <chrono>
 
-#ifdef _WIN32
-#include <process.h>
-#define DXSHIM_GETPID _getpid
-#else
-#include <unistd.h>
-#define DXSHIM_GETPID ::getpid
-#endif
+#include "shim/socket_bridge/socket_api.h"
 
 namespace dxshim::device_plugin {
 
 PluginProcess::PluginProcess(std::vector<std::string> args) : args_(std::move(args)) {
-  args_.insert(args_.end(), {"--parent-pid", std::to_string(DXSHIM_GETPID())});
+  args_.insert(args_.end(), {"--parent-pid", std::to_string(socket_bridge::ThisProcess())});
 }
 
 PluginProcess::~PluginProcess() { Stop(); }

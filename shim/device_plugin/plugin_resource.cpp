@@ -1,5 +1,6 @@
 #include "shim/device_plugin/plugin_resource.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
@@ -15,6 +16,39 @@ std::string DeviceId(const char* kind, const std::string& gpu_id, unsigned n) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%s-%08x-%u", kind, hash, n);
   return buf;
+}
+
+bool PluginResource::Known(const std::string& id) const {
+  std::lock_guard lock(listed_mutex_);
+  return known_.count(id) > 0;
+}
+
+std::vector<PluginDevice> PluginResource::Listed(
+    const devices::Inventory& inventory,
+    const std::function<unsigned(const devices::Device&)>& per_gpu) {
+  std::lock_guard lock(listed_mutex_);
+  for (const auto& d : inventory.devices) {
+    const auto n = per_gpu(d);
+    const auto it = std::find_if(gpus_.begin(), gpus_.end(),
+                                 [&](const auto& seen) { return seen.first == d.id; });
+    if (it == gpus_.end()) {
+      gpus_.emplace_back(d.id, n);
+    } else {
+      it->second = std::max(it->second, n);
+    }
+  }
+  std::vector<PluginDevice> listed;
+  for (const auto& [gpu, most] : gpus_) {
+    const auto it = std::find_if(inventory.devices.begin(), inventory.devices.end(),
+                                 [&gpu = gpu](const devices::Device& d) { return d.id == gpu; });
+    const unsigned has = it != inventory.devices.end() && it->present ? per_gpu(*it) : 0u;
+    for (unsigned n = 0; n < most; ++n) {
+      PluginDevice device{DeviceId(kind_, gpu, n), gpu, n < has};
+      known_.insert(device.id);
+      listed.push_back(std::move(device));
+    }
+  }
+  return listed;
 }
 
 std::vector<std::string> PluginResource::PreferFrom(const std::vector<std::string>& ordered,

@@ -5,8 +5,11 @@
 // they belong to a GPU only for their health, and kubelet's choice of them never picks a GPU.
 #pragma once
 
+#include <functional>
+#include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "devices/device_source.h"
@@ -39,8 +42,8 @@ class PluginResource {
   // worked out.
   virtual std::vector<PluginDevice> Advertised(const devices::Inventory& inventory,
                                                const RuntimeRecord& record, SchedulerGap& gap) = 0;
-  // Whether `id` is a device this resource ever advertised.
-  virtual bool Known(const std::string& id) const = 0;
+  // Whether `id` is a device this resource ever advertised (listed by Listed).
+  bool Known(const std::string& id) const;
   // The container annotation Allocate answers with: the ids kubelet chose, comma separated.
   virtual const char* annotation() const = 0;
   // How logs name one device ("slot", "memory unit").
@@ -66,10 +69,28 @@ class PluginResource {
   virtual void Allocated(const std::vector<std::string>& /*ids*/) {}
 
  protected:
+  // `kind` starts every device id (DeviceId).
+  explicit PluginResource(const char* kind) : kind_(kind) {}
+
+  // The devices of `inventory`'s GPUs, `per_gpu(d)` for GPU `d`, in a stable order: every GPU
+  // seen since start-up, in order of first sight, with the most devices it ever had, device `n`
+  // of GPU `g` named DeviceId(kind, g, n). Healthy: those its GPU has now (present, n below
+  // per_gpu); the rest Unhealthy, kept in the list (a GPU that vanished, or has fewer now), so that
+  // kubelet lowers its count instead of forgetting devices it may have handed out. Every id
+  // listed is Known from then on.
+  std::vector<PluginDevice> Listed(const devices::Inventory& inventory,
+                                   const std::function<unsigned(const devices::Device&)>& per_gpu);
+
   // `must_include`, then the first of `ordered` not among them, `size` in all.
   static std::vector<std::string> PreferFrom(const std::vector<std::string>& ordered,
                                              const std::vector<std::string>& must_include,
                                              std::size_t size);
+
+ private:
+  const char* const kind_;
+  mutable std::mutex listed_mutex_;
+  std::vector<std::pair<std::string, unsigned>> gpus_;  // id, the most devices it had
+  std::set<std::string> known_;
 };
 
 // "<kind>-<8 hex digits>-<n>": a short, stable name for device `n` of a GPU whose id can be longer

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
-#include "devices/dxshim_keys.h"
+#include "shim/base/dxshim_keys.h"
 
 namespace dxshim::device_plugin {
 
@@ -64,28 +65,9 @@ std::vector<PluginDevice> PluginSlots::Advertised(const devices::Inventory& inve
 
 std::vector<PluginDevice> PluginSlots::For(const devices::Inventory& inventory,
                                            const SchedulerGap& gap) {
-  std::lock_guard lock(mutex_);
-  for (const auto& d : inventory.devices) {
-    if (std::find(gpus_.begin(), gpus_.end(), d.id) == gpus_.end()) gpus_.push_back(d.id);
-  }
-  std::vector<PluginDevice> slots;
-  for (const auto& gpu : gpus_) {
-    const auto it = std::find_if(inventory.devices.begin(), inventory.devices.end(),
-                                 [&](const devices::Device& d) { return d.id == gpu; });
-    const bool healthy = it != inventory.devices.end() && it->present;
-    for (unsigned n = 0; n < slots_per_gpu_; ++n) {
-      PluginDevice slot{SlotId(gpu, n), gpu, healthy};
-      known_.insert(slot.id);
-      slots.push_back(std::move(slot));
-    }
-  }
+  auto slots = Listed(inventory, [this](const devices::Device&) { return slots_per_gpu_; });
   MarkHeldOutside(slots, gap);
   return slots;
-}
-
-bool PluginSlots::Known(const std::string& id) const {
-  std::lock_guard lock(mutex_);
-  return known_.count(id) > 0;
 }
 
 }  // namespace dxshim::device_plugin

@@ -13,8 +13,6 @@
 // GPUs, so that kubelet's allocatable count is what dxshim will still admit.
 #pragma once
 
-#include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -36,7 +34,8 @@ SchedulerGap FindSchedulerGap(const RuntimeRecord& record, unsigned slots_per_gp
 
 class PluginSlots final : public PluginResource {
  public:
-  explicit PluginSlots(unsigned slots_per_gpu) : slots_per_gpu_(slots_per_gpu) {}
+  explicit PluginSlots(unsigned slots_per_gpu)
+      : PluginResource("gpu"), slots_per_gpu_(slots_per_gpu) {}
 
   // The slots for `inventory`, in a stable order: every GPU seen since start-up, its slots
   // healthy only if it is present now; then `gap.unseen` more Unhealthy, from the end of the
@@ -46,7 +45,6 @@ class PluginSlots final : public PluginResource {
 
   std::vector<PluginDevice> Advertised(const devices::Inventory& inventory,
                                        const RuntimeRecord& record, SchedulerGap& gap) override;
-  bool Known(const std::string& id) const override;
   const char* annotation() const override;
   const char* noun() const override { return "slot"; }
   std::string Describe() const override;
@@ -56,9 +54,6 @@ class PluginSlots final : public PluginResource {
 
  private:
   const unsigned slots_per_gpu_;
-  mutable std::mutex mutex_;
-  std::vector<std::string> gpus_;  // every GPU id seen, in order of first sight
-  std::set<std::string> known_;
 };
 
 }  // namespace dxshim::device_plugin

@@ -1,3 +1,5 @@
+// The device plugin's socket modes: their names, which this program may use and which one it
+// chose (the platform's default is plugin_sockets_windows.cpp's or plugin_sockets_posix.cpp's).
 #include "shim/device_plugin/plugin_sockets.h"
 
 #include <cstdlib>
@@ -5,14 +7,6 @@
 #include <string>
 
 namespace dxshim::device_plugin {
-
-PluginSockets DefaultPluginSockets() {
-#ifdef _WIN32
-  return PluginSockets::kBridgedUnix;
-#else
-  return PluginSockets::kGrpcUnix;
-#endif
-}
 
 std::optional<PluginSockets> ParsePluginSockets(std::string_view text) {
   if (text == "grpc-unix") return PluginSockets::kGrpcUnix;
@@ -34,9 +28,9 @@ const char* ToString(PluginSockets sockets) {
 }
 
 std::string PluginSocketsProblem(PluginSockets sockets) {
-#ifdef _WIN32
-  if (sockets == PluginSockets::kGrpcUnix) return "gRPC has no unix sockets on Windows";
-#endif
+  if (sockets == PluginSockets::kGrpcUnix) {
+    if (auto problem = GrpcUnixProblem(); !problem.empty()) return problem;
+  }
   if (sockets == PluginSockets::kBridgedTcpStandIn && !socket_bridge::RunningUnderWine()) {
     return "the loopback-TCP stand-in for AF_UNIX is for wine alone (wine 8.0 has no AF_UNIX), "
            "and this is not wine: its ports would let any local process reach the plugin";

@@ -25,8 +25,11 @@ enum class PluginSockets { kGrpcUnix, kBridgedUnix, kBridgedTcpStandIn };
 
 inline constexpr char kPluginSocketsVariable[] = "DXSHIM_PLUGIN_SOCKETS";
 
-// kBridgedUnix on Windows, kGrpcUnix elsewhere.
+// kBridgedUnix on Windows, kGrpcUnix elsewhere (plugin_sockets_windows.cpp, _posix.cpp).
 PluginSockets DefaultPluginSockets();
+// Why gRPC's own unix sockets cannot be used here: "gRPC has no unix sockets on Windows"; "" on
+// POSIX (plugin_sockets_windows.cpp, _posix.cpp).
+std::string GrpcUnixProblem();
 // "grpc-unix", "bridged-unix", "tcp-stand-in"; nullopt for anything else.
 std::optional<PluginSockets> ParsePluginSockets(std::string_view text);
 const char* ToString(PluginSockets sockets);

@@ -9,6 +9,7 @@
 
 #include "devices/allocation/gpu_memory.h"
 #include "runtime/v1/api.grpc.pb.h"
+#include "shim/base/comma_list.h"
 #include "shim/doctor/endpoint_identity.h"
 #include "shim/gpu/ledger_feed.h"
 #include "shim/ledger/ledger.h"
@@ -196,8 +197,7 @@ std::optional<std::map<std::string, bool>> RuntimeHandlers(const CriEndpoint& ru
 
 Checks CheckVmHandlers(const std::vector<std::string>& vm_handlers,
                        const std::optional<std::map<std::string, bool>>& handlers) {
-  std::string listed;
-  for (const auto& h : vm_handlers) listed += (listed.empty() ? "" : ", ") + h;
+  const std::string listed = JoinList(vm_handlers, ", ");
   Checks checks;
   checks.push_back(
       Ok("vm-runtime-handlers", vm_handlers.empty()
@@ -218,8 +218,7 @@ Checks CheckVmHandlers(const std::vector<std::string>& vm_handlers,
   }
   for (const auto& name : vm_handlers) {
     if (handlers->count(name) > 0) continue;
-    std::string have;
-    for (const auto& [h, vm] : *handlers) have += (have.empty() ? "" : ", ") + h;
+    const std::string have = JoinList(*handlers, ", ", [](const auto& h) { return h.first; });
     checks.push_back(Warning("vm-runtime-handlers",
                              name + " is not one of the runtime's handlers (" + have + ")",
                              "correct the name in vm-runtime-handlers (a RuntimeClass's "
@@ -244,11 +243,9 @@ Checks CheckHolders(const CriEndpoint& runtime, const devices::AllocationPolicy&
   for (const auto& h : holdings) {
     std::string pod = h.pod_namespace.empty() ? h.pod : h.pod_namespace + "/" + h.pod;
     if (!h.containers.empty()) {
-      std::string names;
-      for (const auto& c : h.containers) names += (names.empty() ? "" : ", ") + c;
-      pod += " (" + names + ")";
+      pod += " (" + JoinList(h.containers, ", ") + ")";
     }
-    std::string gpus;
+    std::vector<std::string> gpus;
     for (std::size_t i = 0; i < h.device_ids.size(); ++i) {
       const auto& id = h.device_ids[i];
       std::string gpu = id;
@@ -261,9 +258,10 @@ Checks CheckHolders(const CriEndpoint& runtime, const devices::AllocationPolicy&
       } else {
         gpu += " (not a GPU of this node now)";
       }
-      gpus += (gpus.empty() ? "" : ", ") + gpu;
+      gpus.push_back(std::move(gpu));
     }
-    checks.push_back(Ok("holders", pod + (h.exclusive ? " holds exclusively " : " holds ") + gpus));
+    checks.push_back(Ok(
+        "holders", pod + (h.exclusive ? " holds exclusively " : " holds ") + JoinList(gpus, ", ")));
   }
   return checks;
 }

@@ -19,9 +19,9 @@ std::unique_ptr<grpc::ClientContext> Until(std::chrono::milliseconds timeout) {
 
 }  // namespace
 
-std::optional<node::CriCallers> AskCriCallers(const Endpoint& dial,
-                                              std::chrono::milliseconds timeout,
-                                              std::string& error) {
+std::optional<install::CriCallers> AskCriCallers(const Endpoint& dial,
+                                                 std::chrono::milliseconds timeout,
+                                                 std::string& error) {
   const auto stub = v1::NodeStatus::NewStub(DialRuntime(dial, std::chrono::milliseconds(1000)));
   v1::CriCallersResponse response;
   const auto status = stub->CriCallers(Until(timeout).get(), {}, &response);
@@ -29,7 +29,7 @@ std::optional<node::CriCallers> AskCriCallers(const Endpoint& dial,
     error = std::string(StatusCodeName(status.error_code())) + ": " + status.error_message();
     return std::nullopt;
   }
-  node::CriCallers answer;
+  install::CriCallers answer;
   answer.server_pid = response.server_pid();
   for (const auto& c : response.callers()) {
     answer.callers.push_back(

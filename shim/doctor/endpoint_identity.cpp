@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cctype>
 
-#include "shim/node/kubelet_launch.h"
+#include "shim/base/ascii_case.h"
+#include "shim/install/kubelet/kubelet_launch.h"
 
 namespace dxshim::doctor {
 namespace {
 
 std::string Normal(const std::string& endpoint) {
-  auto pipe = node::PipePathOf(endpoint);
+  auto pipe = install::PipePathOf(endpoint);
   if (pipe.rfind("\\\\.\\pipe\\", 0) == 0) return pipe;
   std::string path = endpoint;
   if (path.rfind("unix://", 0) == 0) {
@@ -35,9 +36,7 @@ std::string Describe(const ServerProcess& server) {
 }
 
 bool IsDxshim(const std::string& program) {
-  std::string lower = program;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = ToLowerAscii(program);
   return lower == "dxshim" || lower == "dxshim.exe";
 }
 

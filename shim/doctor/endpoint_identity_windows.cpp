@@ -6,7 +6,7 @@
 
 #include "devices/windows/wide_text.h"
 #include "shim/doctor/endpoint_identity.h"
-#include "shim/node/kubelet_launch.h"
+#include "shim/install/kubelet/kubelet_launch.h"
 #include "shim/windows/windows_node_system.h"
 
 namespace dxshim::doctor {
@@ -14,7 +14,7 @@ namespace dxshim::doctor {
 EndpointServing EndpointServer(const std::string& endpoint) {
   using State = EndpointServing::State;
   EndpointServing serving;
-  const auto pipe_path = node::PipePathOf(endpoint);
+  const auto pipe_path = install::PipePathOf(endpoint);
   if (pipe_path.rfind("\\\\.\\pipe\\", 0) != 0) return serving;
   const HANDLE pipe =
       CreateFileW(devices::windows::Widen(pipe_path).c_str(), GENERIC_READ | GENERIC_WRITE, 0,
@@ -31,7 +31,7 @@ EndpointServing EndpointServer(const std::string& endpoint) {
   serving.state = State::kProcess;
   serving.process = {static_cast<std::uint32_t>(pid), "(a process that has ended)"};
   for (const auto& p : windows::MakeWindowsNodeSystem()->Processes()) {
-    if (p.pid == pid) serving.process.program = node::FileNameOf(p.program);
+    if (p.pid == pid) serving.process.program = install::FileNameOf(p.program);
   }
   return serving;
 }

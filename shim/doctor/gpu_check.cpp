@@ -5,6 +5,7 @@
 #include "config/device_snapshot_config.h"
 #include "devices/allocation/gpu_memory.h"
 #include "devices/device_source.h"
+#include "shim/base/comma_list.h"
 #include "shim/gpu/configured_target.h"
 #include "shim/gpu/host_files.h"
 
@@ -54,8 +55,7 @@ Checks CheckGpus(const config::ServeConfig& cfg, std::vector<devices::Device>& f
       checks.push_back(Ok(check, what + "; " + std::to_string(files) + " runtime file(s) present"));
       continue;
     }
-    std::string names;
-    for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
+    const std::string names = JoinList(missing, ", ");
     std::error_code ec;
     const bool folder_gone =
         !d.driver_store.empty() && !std::filesystem::is_directory(d.driver_store, ec);

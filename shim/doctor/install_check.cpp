@@ -2,17 +2,17 @@
 
 namespace dxshim::doctor {
 
-Checks InstallLines(const std::vector<node::InstallFinding>& findings) {
+Checks InstallLines(const std::vector<install::InstallFinding>& findings) {
   Checks lines;
   for (const auto& f : findings) {
     switch (f.level) {
-      case node::InstallFinding::Level::kOk:
+      case install::InstallFinding::Level::kOk:
         lines.push_back(Ok("install", f.what));
         break;
-      case node::InstallFinding::Level::kWarning:
+      case install::InstallFinding::Level::kWarning:
         lines.push_back(Warning("install", f.what, f.fix));
         break;
-      case node::InstallFinding::Level::kFailed:
+      case install::InstallFinding::Level::kFailed:
         lines.push_back(Failed("install", f.what, f.fix));
         break;
     }

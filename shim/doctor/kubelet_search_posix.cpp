@@ -15,8 +15,8 @@
 #include <sstream>
 
 #include "shim/doctor/kubelet_check.h"
-#include "shim/node/kubelet_endpoint.h"
-#include "shim/node/node_system.h"
+#include "shim/install/kubelet/kubelet_endpoint.h"
+#include "shim/install/system/node_system.h"
 
 namespace dxshim::doctor {
 namespace {
@@ -41,7 +41,7 @@ std::optional<std::string> ReadConfig(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
-    throw node::NodeError(path + " cannot be read: " + std::strerror(errno));
+    throw install::NodeError(path + " cannot be read: " + std::strerror(errno));
   }
   struct stat st {};
   std::string text;
@@ -60,8 +60,8 @@ std::optional<std::string> ReadConfig(const std::string& path) {
     text.resize(done);
   }
   close(fd);
-  if (!regular) throw node::NodeError(path + " is not a regular file of at most 1 MiB");
-  if (read_error) throw node::NodeError(path + " cannot be read");
+  if (!regular) throw install::NodeError(path + " is not a regular file of at most 1 MiB");
+  if (read_error) throw install::NodeError(path + " cannot be read");
   return text;
 }
 
@@ -98,7 +98,7 @@ KubeletSearch FindKubelets() {
     std::istringstream in(*cmdline);
     for (std::string arg; std::getline(in, arg, '\0');) args.push_back(arg);
     const std::string proc = it->path().string();
-    node::KubeletFiles files;
+    install::KubeletFiles files;
     files.read = ReadConfig;
     files.list = [](const std::string& folder) {
       std::vector<std::string> names;
@@ -116,9 +116,9 @@ KubeletSearch FindKubelets() {
     };
     const std::string who = "kubelet (pid " + pid + ")";
     try {
-      const auto setting = node::KubeletEndpoint(node::WordsOf(args), files);
-      std::string where(node::SettingPlaceName(setting.place));
-      if (setting.place == node::SettingPlace::kServiceCommandLine) {
+      const auto setting = install::KubeletEndpoint(install::WordsOf(args), files);
+      std::string where(install::SettingPlaceName(setting.place));
+      if (setting.place == install::SettingPlace::kServiceCommandLine) {
         where = "its --container-runtime-endpoint";
       } else if (!setting.path.empty()) {
         // The file as the kubelet names it, not through /proc.

@@ -1,9 +1,10 @@
 // Windows: the kubelet service as its launcher starts it (the service's ImagePath in the
-// registry, NSSM's parameters, kubeadm's flags file, rke2's config: shim/node/kubelet_launch.h)
-// and every running kubelet.exe by its own command line, each with the config files it names.
+// registry, NSSM's parameters, kubeadm's flags file, rke2's config:
+// shim/install/kubelet/kubelet_launch.h) and every running kubelet.exe by its own command line,
+// each with the config files it names.
 #include "shim/doctor/kubelet_check.h"
-#include "shim/node/kubelet_launch.h"
-#include "shim/node/kubelet_proof.h"
+#include "shim/install/kubelet/kubelet_launch.h"
+#include "shim/install/kubelet/kubelet_proof.h"
 #include "shim/windows/windows_node_system.h"
 
 namespace dxshim::doctor {
@@ -12,17 +13,17 @@ KubeletSearch FindKubelets() {
   KubeletSearch search;
   const auto node = windows::MakeWindowsNodeSystem();
   try {
-    const auto launch = node::FindKubeletLaunch(*node);
-    if (launch.launcher != node::Launcher::kUnknown) {
+    const auto launch = install::FindKubeletLaunch(*node);
+    if (launch.launcher != install::Launcher::kUnknown) {
       const auto& setting = launch.runtime_endpoint;
-      std::string where(node::SettingPlaceName(setting.place));
-      if (setting.place == node::SettingPlace::kServiceCommandLine) {
+      std::string where(install::SettingPlaceName(setting.place));
+      if (setting.place == install::SettingPlace::kServiceCommandLine) {
         where = "its ImagePath in HKLM\\SYSTEM\\CurrentControlSet\\Services\\" + launch.service;
       } else if (!setting.path.empty()) {
         where += " " + setting.path;
       }
       search.seen.push_back({"the " + launch.service + " service (" +
-                                 std::string(node::LauncherName(launch.launcher)) +
+                                 std::string(install::LauncherName(launch.launcher)) +
                                  ") at its next start",
                              setting.value, where});
     } else if (!launch.why_unknown.empty() && launch.service.empty()) {
@@ -34,7 +35,7 @@ KubeletSearch FindKubelets() {
     search.problems.push_back(std::string("the kubelet service: ") + e.what());
   }
   for (const auto& process : node->Processes()) {
-    if (node::FileNameOf(process.program) != "kubelet.exe") continue;
+    if (install::FileNameOf(process.program) != "kubelet.exe") continue;
     const std::string who = "kubelet.exe (pid " + std::to_string(process.pid) + ")";
     if (process.command_line.empty()) {
       search.problems.push_back(who + ": its command line cannot be read");
@@ -42,7 +43,7 @@ KubeletSearch FindKubelets() {
     }
     try {
       search.seen.push_back(
-          {who, node::LiveKubeletEndpoint(*node, process.command_line), "its command line"});
+          {who, install::LiveKubeletEndpoint(*node, process.command_line), "its command line"});
     } catch (const std::exception& e) {
       search.problems.push_back(who + ": " + e.what());
     }

@@ -1,5 +1,5 @@
 // `dxshim doctor`'s check 6: no other GPU device plugin registered with kubelet beside dxshim's
-// (shim/node/other_gpu_plugins.h names them and cites why), by kubelet's checkpoint in
+// (shim/install/kubelet/other_gpu_plugins.h names them and cites why), by kubelet's checkpoint in
 // `device-plugin-dir`. One is a failure with dxshim's device plugin on (each GPU advertised
 // twice), a warning with it off (the other plugin and dxshim's annotations both hand out GPUs).
 #pragma once

@@ -9,18 +9,19 @@
 #include <sstream>
 
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
+#include "shim/base/comma_list.h"
 #include "shim/device_plugin/device_plugin_server.h"
 #include "shim/device_plugin/device_plugin_service.h"
 #include "shim/device_plugin/socket_file_channel.h"
-#include "shim/node/kubelet_checkpoint.h"
+#include "shim/install/kubelet/kubelet_checkpoint.h"
 #include "shim/socket_bridge/socket_file.h"
 
 namespace dxshim::doctor {
 namespace {
 
 using device_plugin::PluginSockets;
-using node::kKubeletCheckpoint;
-using node::RegisteredDevices;
+using install::kKubeletCheckpoint;
+using install::RegisteredDevices;
 
 struct Advertised {
   std::set<std::string> healthy;
@@ -104,8 +105,8 @@ Check CheckResource(const std::string& dir, const std::string& resource,
   }
   const auto entry = registered.find(resource);
   if (entry == registered.end()) {
-    std::string others;
-    for (const auto& [name, ids] : registered) others += (others.empty() ? "" : ", ") + name;
+    const std::string others =
+        JoinList(registered, ", ", [](const auto& plugin) { return plugin.first; });
     return Failed(check,
                   "kubelet has not registered it (its checkpoint lists " +
                       (others.empty() ? std::string("no resource") : others) +

@@ -2,7 +2,7 @@
 // units when configured): its socket is in kubelet's device plugin folder, the plugin answers
 // there (its first ListAndWatch list: what it advertises), and kubelet has the resource
 // registered with as many healthy devices (kubelet's own checkpoint,
-// shim/node/kubelet_checkpoint.h).
+// shim/install/kubelet/kubelet_checkpoint.h).
 #pragma once
 
 #include <chrono>

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <variant>
 
+#include "shim/base/comma_list.h"
 #include "shim/base/host_port.h"
 #include "shim/doctor/exposition_text.h"
 #include "shim/socket_bridge/socket_api.h"
@@ -30,12 +31,6 @@ std::string Upgrade() {
 
 std::string Count(std::size_t n, const std::string& what) {
   return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-}
-
-std::string Joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
 }
 
 // The first line of an answer's body, at most 200 bytes of it, for a message.
@@ -200,9 +195,10 @@ Check JudgeWindowsExporter(const std::string& address, std::chrono::milliseconds
   const std::vector<std::string> reported(page.luids.begin(), page.luids.end());
   if (!missing.empty()) {
     return Warning(kLine,
-                   named + ": dxshim's " + Joined(missing) +
+                   named + ": dxshim's " + JoinList(missing, ", ") +
                        (missing.size() == 1 ? " is" : " are") + " not among its GPUs (luid " +
-                       Joined(reported) + "), so deploy/monitoring's join has nothing for " +
+                       JoinList(reported, ", ") +
+                       "), so deploy/monitoring's join has nothing for " +
                        (missing.size() == 1 ? "it" : "them"),
                    "restart windows_exporter (Restart-Service windows_exporter): it reads the "
                    "GPUs' LUIDs once, when it starts, and a driver update or reinstall since has "
@@ -212,12 +208,12 @@ Check JudgeWindowsExporter(const std::string& address, std::chrono::milliseconds
                                                    : "windows_exporter " + page.version;
   if (compared == 0) {
     return Ok(kLine, version + " at " + url + ": gpu collector on, " +
-                         Count(page.luids.size(), "GPU") + " by luid (" + Joined(reported) +
+                         Count(page.luids.size(), "GPU") + " by luid (" + JoinList(reported, ", ") +
                          "); none of dxshim's GPUs has a LUID to compare");
   }
   return Ok(kLine, version + " at " + url + ": gpu collector on; dxshim's " +
                        Count(compared, "GPU") + " among its " + Count(page.luids.size(), "GPU") +
-                       " by luid (" + Joined(reported) + ")");
+                       " by luid (" + JoinList(reported, ", ") + ")");
 }
 
 Check CheckWindowsExporter(const std::string& address, const std::vector<devices::Device>& gpus,

@@ -5,8 +5,8 @@
 
 #include "devices/allocation/device_request.h"
 #include "devices/allocation/gpu_memory.h"
-#include "devices/dxshim_keys.h"
 #include "shim/base/comma_list.h"
+#include "shim/base/dxshim_keys.h"
 
 namespace dxshim {
 namespace {

@@ -1,6 +1,7 @@
 #include "shim/gpu/container_path.h"
 
 #include "devices/runtime_files.h"
+#include "shim/base/ascii_case.h"
 
 namespace dxshim {
 namespace {
@@ -99,7 +100,7 @@ std::string WindowsMountDestination(std::string_view container_path, std::string
 std::string MountDestinationKey(std::string_view container_path, std::string_view host_path,
                                 bool windows) {
   if (!windows) return CleanPosixPath(container_path);
-  return devices::ToLowerAscii(WindowsMountDestination(container_path, host_path));
+  return ToLowerAscii(WindowsMountDestination(container_path, host_path));
 }
 
 }  // namespace dxshim

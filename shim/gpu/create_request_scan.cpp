@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "devices/allocation/device_request.h"
-#include "devices/dxshim_keys.h"
 #include "runtime/v1/api.pb.h"
+#include "shim/base/dxshim_keys.h"
 
 namespace dxshim {
 namespace {

@@ -1,36 +1,30 @@
 #include "shim/gpu/gpu_environment.h"
 
 #include <algorithm>
-#include <functional>
+
+#include "shim/base/comma_list.h"
 
 namespace dxshim {
-namespace {
-
-std::string Join(const std::vector<devices::Device>& devices,
-                 const std::function<std::string(const devices::Device&)>& field) {
-  std::string out;
-  for (const auto& d : devices) out += (out.empty() ? "" : ",") + field(d);
-  return out;
-}
-
-}  // namespace
 
 GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices,
                                  std::optional<std::uint64_t> budget) {
   GpuEnvironment env;
   if (devices.empty()) return env;
-  std::string cuda, without_uuid, found_by;
+  std::vector<std::string> cuda_uuids, without_uuid_ids, found_by_uuids;
   for (const auto& d : devices) {
     if (d.vendor_id != devices::kNvidiaVendorId) continue;
     // How discovery found each UUID, or why it found none (an inventory's GPU: not said).
     const auto how = d.uuid_found_by.empty() ? "" : " (" + d.uuid_found_by + ")";
     if (d.uuid.empty()) {
-      without_uuid += (without_uuid.empty() ? "" : ", ") + d.id + how;
+      without_uuid_ids.push_back(d.id + how);
     } else {
-      cuda += (cuda.empty() ? "" : ",") + d.uuid;
-      if (!how.empty()) found_by += (found_by.empty() ? "" : ", ") + d.uuid + how;
+      cuda_uuids.push_back(d.uuid);
+      if (!how.empty()) found_by_uuids.push_back(d.uuid + how);
     }
   }
+  std::string cuda = JoinCommaList(cuda_uuids);
+  const std::string without_uuid = JoinList(without_uuid_ids, ", ");
+  const std::string found_by = JoinList(found_by_uuids, ", ");
   if (!without_uuid.empty()) {
     env.notes.push_back(std::string(kCudaVisibleDevicesEnv) + " not set: no UUID known for " +
                         without_uuid);
@@ -40,11 +34,12 @@ GpuEnvironment GpuEnvironmentFor(const std::vector<devices::Device>& devices,
       env.notes.push_back(std::string(kCudaVisibleDevicesEnv) + ": " + found_by);
     }
   }
-  env.variables.emplace_back(
-      "DXSHIM_GPU_LUIDS", Join(devices, [](const auto& d) { return devices::FormatLuid(d.luid); }));
+  env.variables.emplace_back("DXSHIM_GPU_LUIDS", JoinCommaList(devices, [](const auto& d) {
+                               return devices::FormatLuid(d.luid);
+                             }));
   env.variables.emplace_back("DXSHIM_GPU_LOCATION_PATHS",
-                             Join(devices, [](const auto& d) { return d.location_path; }));
-  env.variables.emplace_back("DXSHIM_GPU_VENDOR_IDS", Join(devices, [](const auto& d) {
+                             JoinCommaList(devices, [](const auto& d) { return d.location_path; }));
+  env.variables.emplace_back("DXSHIM_GPU_VENDOR_IDS", JoinCommaList(devices, [](const auto& d) {
                                return devices::HexNumber(d.vendor_id, 4);
                              }));
   if (budget) env.variables.emplace_back(kGpuMemoryBytesEnv, std::to_string(*budget));

@@ -3,8 +3,9 @@
 #include <google/protobuf/arena.h>
 #include <spdlog/spdlog.h>
 
-#include "devices/dxshim_keys.h"
 #include "runtime/v1/api.pb.h"
+#include "shim/base/comma_list.h"
+#include "shim/base/dxshim_keys.h"
 #include "shim/gpu/create_request_scan.h"
 
 namespace dxshim {
@@ -105,8 +106,7 @@ Decision GpuInterceptor::DecideOnPresentFiles(const runtime::v1::CreateContainer
       }
       decision = DecideNow(request, handler);
       if (!decision.pass_through && !decision.plan.gone.empty()) {
-        std::string files;
-        for (const auto& path : decision.plan.gone) files += (files.empty() ? "" : ", ") + path;
+        const std::string files = JoinList(decision.plan.gone, ", ");
         throw DecisionError(grpc::StatusCode::FAILED_PRECONDITION, DecisionOutcome::kFilesGone,
                             AboutContainer(request) + "runtime file(s) " + files +
                                 " were on this host and are gone, and the device source "

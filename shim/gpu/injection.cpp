@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <utility>
 
-#include "devices/dxshim_keys.h"
 #include "devices/runtime_files.h"
+#include "shim/base/ascii_case.h"
+#include "shim/base/comma_list.h"
+#include "shim/base/dxshim_keys.h"
 #include "shim/base/utf8_text.h"
 #include "shim/gpu/container_path.h"
 #include "shim/gpu/gpu_environment.h"
@@ -17,7 +19,7 @@ constexpr std::string_view kVpciPrefix = "vpci-location-path://";
 bool Windows(const TargetOptions& t) { return t.target == config::Target::kWindows; }
 
 bool SamePath(std::string_view a, std::string_view b, const TargetOptions& t) {
-  return Windows(t) ? devices::EqualsIgnoreCase(a, b) : a == b;
+  return Windows(t) ? EqualsIgnoreCase(a, b) : a == b;
 }
 
 // Lists `field` in plan.not_utf8 when `value` is not valid UTF-8, saying where it came from
@@ -176,7 +178,7 @@ EnvironmentNames PlanEnvironment(const runtime::v1::ContainerConfig& config,
     // Windows' environment names ignore case; Linux's do not.
     const bool pod_sets = std::any_of(
         config.envs().begin(), config.envs().end(), [&](const runtime::v1::KeyValue& e) {
-          return Windows(target) ? devices::EqualsIgnoreCase(e.key(), name) : e.key() == name;
+          return Windows(target) ? EqualsIgnoreCase(e.key(), name) : e.key() == name;
         });
     auto& list = pod_sets ? names.kept : names.set;
     list += (list.empty() ? "" : ", ") + name;
@@ -205,23 +207,17 @@ InjectionPlan PlanInjection(const runtime::v1::ContainerConfig& config,
   PlanDevices(config, devices, narrow_index, target, plan);
   PlanMounts(config, devices, target, plan);
   const auto env = PlanEnvironment(config, devices, memory, target, plan);
-  std::string ids;
-  for (const auto& d : devices) ids.append(ids.empty() ? "" : ",").append(d.id);
-  plan.labels[keys::kDevicesLabel] = std::move(ids);
+  plan.labels[keys::kDevicesLabel] = JoinCommaList(devices, &devices::Device::id);
   plan.labels[keys::kSharingLabel] = exclusive ? keys::kExclusive : keys::kShared;
   if (memory.asked) {
-    std::string bytes;
-    for (const auto m : memory.bytes) {
-      bytes.append(bytes.empty() ? "" : ",").append(std::to_string(m));
-    }
-    plan.labels[keys::kGpuMemoryLabel] = std::move(bytes);
+    plan.labels[keys::kGpuMemoryLabel] =
+        JoinCommaList(memory.bytes, [](auto m) { return std::to_string(m); });
   }
   plan.annotations[keys::kExplanationAnnotation] =
       explanation + "; " + std::to_string(plan.add_mounts.size()) + " runtime file(s)" +
       (env.set.empty() ? "" : "; env " + env.set) +
       (env.kept.empty() ? "" : "; kept the pod's own " + env.kept);
-  std::string gpus;
-  for (const auto& d : devices) gpus += (gpus.empty() ? "" : ", ") + GpuName(d);
+  const std::string gpus = JoinList(devices, ", ", GpuName);
   for (const auto* map : {&plan.labels, &plan.annotations}) {
     const std::string kind = map == &plan.labels ? "label " : "annotation ";
     for (const auto& [key, value] : *map) {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "shim/base/comma_list.h"
+
 namespace dxshim {
 
 RuntimeRecordPoller::Consumer FeedLedger(Ledger& ledger, SandboxHandlers* handlers,
@@ -21,10 +23,8 @@ RuntimeRecordPoller::Consumer FeedLedger(Ledger& ledger, SandboxHandlers* handle
     const auto outcome = ledger.FinishResync(listing.record);
     if (handlers) handlers->Reconcile(listing.sandbox_handlers, *mark);
     for (const auto& freed : outcome.freed) {
-      std::string ids;
-      for (const auto& id : freed.device_ids) ids += (ids.empty() ? "" : ",") + id;
       spdlog::info("{}: sandbox {} is stopped or gone: GPU(s) {} free", name, freed.sandbox_id,
-                   ids);
+                   JoinCommaList(freed.device_ids));
     }
     return outcome.holding;
   };

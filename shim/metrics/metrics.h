@@ -1,37 +1,32 @@
 // dxshim's Prometheus registry: the one place every part of `dxshim serve` registers its series
-// on, below all of them. Each part declares its own (the relay's calls: relay_metrics.h; the
-// CreateContainer decisions: shim/gpu/decision_metrics.h; the ledger's resyncs and the node's
-// GPUs and holders: shim/ledger/resync_metrics.h, node_collector.h, holding_collector.h), and
-// `serve` wires them (shim/cli/serve_metrics.h). Events are counted as
-// they happen; state is read at each scrape by collectors from the objects that own it, so it
-// can never drift from them. The operator's HTTP endpoint (http_endpoint.h) serves Render().
+// on, below all of them. It registers nothing itself: each part declares its own (the relay's
+// calls: shim/proxy/relay_metrics.h; the CreateContainer decisions: shim/gpu/decision_metrics.h;
+// the ledger's resyncs and the node's GPUs and holders: shim/ledger/resync_metrics.h,
+// node_collector.h, holding_collector.h; the operator's endpoint's refusals:
+// shim/admin/refusal_metrics.h), and `serve` wires them and adds the build's
+// (shim/cli/serve_metrics.h). Events are counted as they happen; state is read at each scrape by
+// collectors from the objects that own it, so it can never drift from them. The operator's HTTP
+// endpoint (shim/admin/http_endpoint.h) serves Render().
 #pragma once
 
-#include <prometheus/counter.h>
 #include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "shim/metrics/http_refusal.h"
 
 namespace dxshim::metrics {
 
 class Metrics final {
  public:
-  // Registers dxshim_build_info and the endpoint's dxshim_http_refusals_total.
   Metrics();
   Metrics(const Metrics&) = delete;
   Metrics& operator=(const Metrics&) = delete;
 
   // Where each part registers its counters, gauges and histograms.
   prometheus::Registry& registry() { return *registry_; }
-  // The operator's endpoint closed a connection or refused a request (its thread).
-  void HttpRefused(HttpRefusal refusal);
   // Families built at each scrape, added to the registry's.
   void AddCollector(std::function<std::vector<prometheus::MetricFamily>()> collect);
   // The text exposition format (version 0.0.4) of everything.
@@ -39,7 +34,6 @@ class Metrics final {
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
-  std::map<HttpRefusal, prometheus::Counter*> http_refusals_;
   std::vector<std::function<std::vector<prometheus::MetricFamily>()>> collectors_;
 };
 

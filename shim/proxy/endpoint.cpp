@@ -1,35 +1,28 @@
+// Endpoints as written in flags and configuration, parsed: tcp:// here, the rest (unix sockets,
+// named pipes) by this platform's ParseLocalEndpoint (endpoint_windows.cpp, endpoint_posix.cpp).
 #include "shim/proxy/endpoint.h"
 
 #include <stdexcept>
 #include <variant>
 
 #include "shim/base/host_port.h"
+#include "shim/proxy/endpoint_platform.h"
 #include "shim/proxy/pipe_name.h"
 
 namespace dxshim {
-namespace {
 
-constexpr std::string_view kUnixScheme = "unix://";
-constexpr std::string_view kTcpScheme = "tcp://";
-
-[[noreturn]] void Reject(std::string_view text, std::string_view why) {
+[[noreturn]] void RejectEndpoint(std::string_view text, std::string_view why) {
   throw std::invalid_argument("endpoint '" + std::string(text) + "': " + std::string(why));
 }
 
-#ifndef _WIN32
-Endpoint ParseUnix(std::string_view text, std::string_view path) {
-  if (path.empty() || path.front() != '/') Reject(text, "a unix socket path must be absolute");
-  if (path.find('\0') != std::string_view::npos) Reject(text, "the path contains a NUL byte");
-  // sun_path holds 108 bytes including the terminating NUL.
-  if (path.size() > 107) Reject(text, "the socket path is longer than 107 bytes");
-  return Endpoint{Endpoint::Kind::kUnix, std::string(path)};
-}
-#endif
+namespace {
+
+constexpr std::string_view kTcpScheme = "tcp://";
 
 Endpoint ParseTcp(std::string_view text, std::string_view hostport) {
   const auto parsed = ParseHostPort(hostport);
   if (const auto* why = std::get_if<std::string>(&parsed)) {
-    Reject(text, "expected tcp://host:port (" + *why + ")");
+    RejectEndpoint(text, "expected tcp://host:port (" + *why + ")");
   }
   return Endpoint{Endpoint::Kind::kTcp, std::string(hostport)};
 }
@@ -61,25 +54,9 @@ std::string Endpoint::ToString() const {
 }
 
 Endpoint ParseEndpoint(std::string_view text) {
-  if (text.empty()) Reject(text, "empty endpoint");
+  if (text.empty()) RejectEndpoint(text, "empty endpoint");
   if (text.starts_with(kTcpScheme)) return ParseTcp(text, text.substr(kTcpScheme.size()));
-#ifdef _WIN32
-  if (text.starts_with(kPipeScheme))
-    return Endpoint{Endpoint::Kind::kPipe, PipePathFromEndpoint(text)};
-  if (text.starts_with(kUnixScheme) || text.front() == '/') {
-    Reject(text,
-           "the Windows build of dxshim serves npipe:// and tcp:// endpoints, not unix sockets");
-  }
-  Reject(text, "expected npipe://./pipe/<name> or tcp://host:port");
-#else
-  if (text.starts_with(kPipeScheme)) {
-    PipePathFromEndpoint(text);  // a malformed pipe endpoint is reported as such
-    Reject(text, "named pipes are only available in the Windows build of dxshim");
-  }
-  if (text.starts_with(kUnixScheme)) return ParseUnix(text, text.substr(kUnixScheme.size()));
-  if (text.front() == '/') return ParseUnix(text, text);
-  Reject(text, "expected unix:///path, an absolute socket path, or tcp://host:port");
-#endif
+  return ParseLocalEndpoint(text);
 }
 
 }  // namespace dxshim

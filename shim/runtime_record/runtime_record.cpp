@@ -2,8 +2,8 @@
 
 #include <charconv>
 
-#include "devices/dxshim_keys.h"
 #include "shim/base/comma_list.h"
+#include "shim/base/dxshim_keys.h"
 
 namespace dxshim {
 namespace {

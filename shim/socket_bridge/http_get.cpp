@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "shim/base/ascii_case.h"
 #include "shim/socket_bridge/socket_api.h"
 
 namespace dxshim::socket_bridge {
@@ -14,8 +15,7 @@ namespace {
 bool Complete(const std::string& response) {
   const auto split = response.find("\r\n\r\n");
   if (split == std::string::npos) return false;
-  std::string headers = response.substr(0, split);
-  for (auto& c : headers) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string headers = ToLowerAscii(std::string_view(response).substr(0, split));
   const auto at = headers.find("\r\ncontent-length:");
   if (at == std::string::npos) return false;
   const auto length = std::strtoull(headers.c_str() + at + 17, nullptr, 10);

@@ -1,7 +1,9 @@
 // The thin platform layer under the socket bridge: the socket calls whose names, types and error
-// reporting differ between Winsock and POSIX, and nothing else. What is built on it (socket_file,
-// stream_bridge, socket_forwarder) is written once and runs on both: tested over real AF_UNIX
-// sockets on Linux, and in dxshim.exe on Windows. No gRPC here.
+// reporting differ between Winsock and POSIX, and nothing else: written once where the calls are
+// spelled the same (socket_api_local.cpp, socket_api_tcp.cpp), the rest in socket_api_windows.cpp
+// and socket_api_posix.cpp. What is built on it (socket_file, stream_bridge, socket_forwarder) is
+// written once and runs on both: tested over real AF_UNIX sockets on Linux, and in dxshim.exe on
+// Windows. No gRPC here.
 #pragma once
 
 #include <chrono>
@@ -11,24 +13,9 @@
 #include <span>
 #include <string>
 
-#ifdef _WIN32
-// clang-format off
-#include <winsock2.h>  // before windows.h
-#include <windows.h>
-// clang-format on
-#endif
+#include "native_socket.h"  // NativeSocket, kNoSocket, ProcessId: windows/ or posix/, by CMake
 
 namespace dxshim::socket_bridge {
-
-#ifdef _WIN32
-using NativeSocket = SOCKET;
-inline constexpr NativeSocket kNoSocket = INVALID_SOCKET;
-using ProcessId = DWORD;
-#else
-using NativeSocket = int;
-inline constexpr NativeSocket kNoSocket = -1;
-using ProcessId = int;
-#endif
 
 // Owns one socket; closes it when destroyed or reset. Move-only.
 class Socket {

@@ -1,10 +1,10 @@
-// POSIX half of socket_api.h.
+// POSIX half of socket_api.h and socket_calls.h: the calls spelled differently from Winsock's
+// (close, fcntl, poll, accept4, MSG_NOSIGNAL, errno) and the owner of a TCP connection from /proc.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "shim/socket_bridge/socket_api.h"
+#include "shim/socket_bridge/socket_calls.h"
 #include "shim/socket_bridge/tcp_endpoint.h"
 
 namespace dxshim::socket_bridge {
@@ -22,25 +23,6 @@ namespace {
 
 std::string ErrorText(int error) {
   return std::string(std::strerror(error)) + " (" + std::to_string(error) + ")";
-}
-
-bool UnixAddress(const std::string& path, sockaddr_un& address, std::string& error) {
-  address = {};
-  address.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof(address.sun_path)) {
-    error = "the path " + path + " does not fit an AF_UNIX address";
-    return false;
-  }
-  std::memcpy(address.sun_path, path.data(), path.size());
-  return true;
-}
-
-sockaddr_in LoopbackAddress(std::uint16_t port) {
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(port);
-  return address;
 }
 
 // Whether process `pid`'s fds include the socket with this inode.
@@ -109,53 +91,22 @@ bool LastCallOutOfDescriptors() {
   return errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM;
 }
 
-Socket ListenUnix(const std::string& path, std::string& error) {
-  sockaddr_un address{};
-  if (!UnixAddress(path, address, error)) return {};
-  Socket s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!s.valid() || ::bind(s.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::listen(s.get(), SOMAXCONN) != 0) {
-    error = "cannot listen on " + path + ": " + LastSocketError();
-    return {};
-  }
-  return s;
+NativeSocket OpenSocket(int family, int type, int protocol) {
+  return ::socket(family, type | SOCK_CLOEXEC, protocol);
 }
 
-Socket ConnectUnix(const std::string& path, std::string& error) {
-  sockaddr_un address{};
-  if (!UnixAddress(path, address, error)) return {};
-  Socket s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!s.valid() ||
-      ::connect(s.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    error = "cannot connect to " + path + ": " + LastSocketError();
-    return {};
-  }
-  return s;
+bool KeepPortExclusive(NativeSocket /*s*/) { return true; }
+
+bool ReuseTimeWaitPort(NativeSocket s) {
+  const int on = 1;
+  return ::setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) == 0;
 }
 
-Socket ListenLoopback(std::uint16_t& port, std::string& error) {
-  auto address = LoopbackAddress(0);
-  socklen_t size = sizeof address;
-  Socket s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!s.valid() || ::bind(s.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::listen(s.get(), SOMAXCONN) != 0 ||
-      ::getsockname(s.get(), reinterpret_cast<sockaddr*>(&address), &size) != 0) {
-    error = "cannot listen on 127.0.0.1: " + LastSocketError();
-    return {};
-  }
-  port = ntohs(address.sin_port);
-  return s;
-}
+bool LastConnectPending() { return errno == EINPROGRESS; }
 
-Socket ConnectLoopback(std::uint16_t port, std::string& error) {
-  const auto address = LoopbackAddress(port);
-  Socket s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!s.valid() ||
-      ::connect(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
-    error = "cannot connect to 127.0.0.1:" + std::to_string(port) + ": " + LastSocketError();
-    return {};
-  }
-  return s;
+std::optional<int> SelectWidth(NativeSocket s) {
+  if (s >= FD_SETSIZE) return std::nullopt;
+  return s + 1;
 }
 
 Socket Accept(NativeSocket listener) {
@@ -178,9 +129,8 @@ bool Poll(std::span<PollEntry> entries, std::chrono::milliseconds timeout) {
   if (ready < 0) return errno == EINTR;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const auto r = fds[i].revents;
-    const bool broken = (r & (POLLERR | POLLHUP | POLLNVAL)) != 0;
-    entries[i].readable = (r & POLLIN) != 0 || (broken && entries[i].want_read);
-    entries[i].writable = (r & POLLOUT) != 0 || (broken && entries[i].want_write);
+    SetReadiness(entries[i], (r & POLLIN) != 0, (r & POLLOUT) != 0,
+                 (r & (POLLERR | POLLHUP | POLLNVAL)) != 0);
   }
   return true;
 }
@@ -192,16 +142,6 @@ long Send(NativeSocket s, const char* buffer, std::size_t size) {
 }
 
 void ShutdownWrite(NativeSocket s) { ::shutdown(s, SHUT_WR); }
-
-std::uint16_t LocalPort(NativeSocket s) {
-  sockaddr_storage address{};
-  socklen_t size = sizeof address;
-  if (::getsockname(s, reinterpret_cast<sockaddr*>(&address), &size) != 0 ||
-      address.ss_family != AF_INET) {
-    return 0;
-  }
-  return ntohs(reinterpret_cast<const sockaddr_in*>(&address)->sin_port);
-}
 
 ProcessId ThisProcess() { return ::getpid(); }
 

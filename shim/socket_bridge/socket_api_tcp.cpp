@@ -1,17 +1,9 @@
 // The TCP parts of socket_api.h whose calls are spelled the same in Winsock and POSIX
-// (getaddrinfo, bind, connect, select, getsockname, getpeername, inet_ntop); only the headers,
-// the address-reuse option and a non-blocking connect's error differ.
+// (getaddrinfo, bind, connect, select, getsockname, getpeername, inet_ntop); the headers, the
+// address-reuse options and a non-blocking connect's error differ, behind socket_calls.h.
+#include "native_net.h"  // windows/ or posix/, by CMake
 #include "shim/socket_bridge/socket_api.h"
-
-#ifdef _WIN32
-#include <ws2tcpip.h>
-#else
-#include <arpa/inet.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#endif
+#include "shim/socket_bridge/socket_calls.h"
 
 namespace dxshim::socket_bridge {
 namespace {
@@ -38,12 +30,8 @@ bool ConnectFinished(NativeSocket s, std::chrono::milliseconds timeout) {
   timeval wait{};
   wait.tv_sec = static_cast<decltype(wait.tv_sec)>(timeout.count() / 1000);
   wait.tv_usec = static_cast<decltype(wait.tv_usec)>((timeout.count() % 1000) * 1000);
-#ifdef _WIN32
-  return select(0, nullptr, &writable, &failed, &wait) > 0;
-#else
-  if (s >= FD_SETSIZE) return false;
-  return select(s + 1, nullptr, &writable, &failed, &wait) > 0;
-#endif
+  const auto width = SelectWidth(s);
+  return width && select(*width, nullptr, &writable, &failed, &wait) > 0;
 }
 
 }  // namespace
@@ -62,26 +50,14 @@ Socket ListenTcp(const std::string& host, std::uint16_t port, std::uint16_t& bou
     error = "cannot listen on " + where + ": not a numeric IP address";
     return {};
   }
-#ifdef _WIN32
-  const int type = found->ai_socktype;
-#else
-  const int type = found->ai_socktype | SOCK_CLOEXEC;
-#endif
-  Socket s(socket(found->ai_family, type, found->ai_protocol));
-  const int on = 1;
-#ifdef _WIN32
-  // No other process may take the port while dxshim listens on it.
-  const int option = SO_EXCLUSIVEADDRUSE;
-#else
-  // A restarted dxshim listens again at once, past the old connections' TIME_WAIT.
-  const int option = SO_REUSEADDR;
-#endif
+  Socket s(OpenSocket(found->ai_family, found->ai_socktype, found->ai_protocol));
   // An IPv6 socket takes IPv4 clients too, on every platform: IPV6_V6ONLY defaults to on in
   // Windows and to net.ipv6.bindv6only (usually off) on Linux, so `[::]` is spelled out.
   const int off = 0;
   const bool ok =
-      s.valid() &&
-      setsockopt(s.get(), SOL_SOCKET, option, reinterpret_cast<const char*>(&on), sizeof on) == 0 &&
+      // No other process may take the port while dxshim listens on it, and a restarted dxshim
+      // listens again at once, past the old connections' TIME_WAIT.
+      s.valid() && KeepPortExclusive(s.get()) && ReuseTimeWaitPort(s.get()) &&
       (found->ai_family != AF_INET6 ||
        setsockopt(s.get(), IPPROTO_IPV6, IPV6_V6ONLY, reinterpret_cast<const char*>(&off),
                   sizeof off) == 0) &&
@@ -117,21 +93,12 @@ Socket ConnectTcp(const std::string& host, std::uint16_t port, std::chrono::mill
   for (const addrinfo* a = found; a != nullptr; a = a->ai_next) ++left_addresses;
   for (const addrinfo* a = found; a != nullptr && !connected.valid();
        a = a->ai_next, --left_addresses) {
-#ifdef _WIN32
-    Socket s(socket(a->ai_family, a->ai_socktype, a->ai_protocol));
-#else
-    Socket s(socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol));
-#endif
+    Socket s(OpenSocket(a->ai_family, a->ai_socktype, a->ai_protocol));
     // Non-blocking, so that the connection waits no longer than the deadline (a blocking
     // connect() can take 21 s on Windows whatever the socket's timeouts say).
     if (!s.valid() || !SetNonBlocking(s.get())) continue;
     if (connect(s.get(), a->ai_addr, static_cast<socklen_t>(a->ai_addrlen)) != 0) {
-#ifdef _WIN32
-      const bool pending = WSAGetLastError() == WSAEWOULDBLOCK;
-#else
-      const bool pending = errno == EINPROGRESS;
-#endif
-      if (!pending) {
+      if (!LastConnectPending()) {
         error = "cannot connect to " + where + ": " + LastSocketError();
         continue;
       }

@@ -1,14 +1,14 @@
-// Winsock half of socket_api.h. AF_UNIX is Winsock's own (afunix.h; Windows 10 1803 and Server
-// 2019 on): its sun_path is a UTF-8 file system path.
+// Winsock half of socket_api.h and socket_calls.h: the calls spelled differently from POSIX's
+// (closesocket, ioctlsocket, WSAPoll, WSAGetLastError and its messages, SO_EXCLUSIVEADDRUSE),
+// Winsock's start, and the owner of a TCP connection from GetExtendedTcpTable.
 // clang-format off
 #include "shim/socket_bridge/socket_api.h"
+#include "shim/socket_bridge/socket_calls.h"
 #include "shim/socket_bridge/tcp_endpoint.h"
-#include <afunix.h>
 #include <ws2tcpip.h>
 #include <iphlpapi.h>
 // clang-format on
 
-#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -51,25 +51,6 @@ std::string ErrorText(int error) {
   return message + " (" + std::to_string(error) + ")";
 }
 
-bool UnixAddress(const std::string& path, sockaddr_un& address, std::string& error) {
-  address = {};
-  address.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof(address.sun_path)) {
-    error = "the path " + path + " does not fit an AF_UNIX address";
-    return false;
-  }
-  std::memcpy(address.sun_path, path.data(), path.size());
-  return true;
-}
-
-sockaddr_in LoopbackAddress(std::uint16_t port) {
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(port);
-  return address;
-}
-
 }  // namespace
 
 void Socket::reset(NativeSocket s) {
@@ -94,61 +75,21 @@ bool LastCallOutOfDescriptors() {
   return error == WSAEMFILE || error == WSAENOBUFS;
 }
 
-Socket ListenUnix(const std::string& path, std::string& error) {
-  sockaddr_un address{};
-  if (!UnixAddress(path, address, error)) return {};
-  Socket s(socket(AF_UNIX, SOCK_STREAM, 0));
-  if (!s.valid() ||
-      bind(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
-      listen(s.get(), SOMAXCONN) != 0) {
-    error = "cannot listen on " + path + ": " + LastSocketError();
-    return {};
-  }
-  return s;
+NativeSocket OpenSocket(int family, int type, int protocol) {
+  return socket(family, type, protocol);
 }
 
-Socket ConnectUnix(const std::string& path, std::string& error) {
-  sockaddr_un address{};
-  if (!UnixAddress(path, address, error)) return {};
-  Socket s(socket(AF_UNIX, SOCK_STREAM, 0));
-  if (!s.valid() ||
-      connect(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
-    error = "cannot connect to " + path + ": " + LastSocketError();
-    return {};
-  }
-  return s;
-}
-
-Socket ListenLoopback(std::uint16_t& port, std::string& error) {
-  auto address = LoopbackAddress(0);
-  int size = sizeof address;
-  Socket s(socket(AF_INET, SOCK_STREAM, IPPROTO_TCP));
-  // No other socket may bind this address and port while it listens (Windows lets a later bind
-  // with SO_REUSEADDR share it, and take connections meant for it, unless the first forbids).
+bool KeepPortExclusive(NativeSocket s) {
   const BOOL exclusive = TRUE;
-  if (!s.valid() ||
-      setsockopt(s.get(), SOL_SOCKET, SO_EXCLUSIVEADDRUSE,
-                 reinterpret_cast<const char*>(&exclusive), sizeof exclusive) != 0 ||
-      bind(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
-      listen(s.get(), SOMAXCONN) != 0 ||
-      getsockname(s.get(), reinterpret_cast<sockaddr*>(&address), &size) != 0) {
-    error = "cannot listen on 127.0.0.1: " + LastSocketError();
-    return {};
-  }
-  port = ntohs(address.sin_port);
-  return s;
+  return setsockopt(s, SOL_SOCKET, SO_EXCLUSIVEADDRUSE, reinterpret_cast<const char*>(&exclusive),
+                    sizeof exclusive) == 0;
 }
 
-Socket ConnectLoopback(std::uint16_t port, std::string& error) {
-  const auto address = LoopbackAddress(port);
-  Socket s(socket(AF_INET, SOCK_STREAM, IPPROTO_TCP));
-  if (!s.valid() ||
-      connect(s.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
-    error = "cannot connect to 127.0.0.1:" + std::to_string(port) + ": " + LastSocketError();
-    return {};
-  }
-  return s;
-}
+bool ReuseTimeWaitPort(NativeSocket /*s*/) { return true; }
+
+bool LastConnectPending() { return WSAGetLastError() == WSAEWOULDBLOCK; }
+
+std::optional<int> SelectWidth(NativeSocket /*s*/) { return 0; }
 
 Socket Accept(NativeSocket listener) { return Socket(accept(listener, nullptr, nullptr)); }
 
@@ -170,9 +111,8 @@ bool Poll(std::span<PollEntry> entries, std::chrono::milliseconds timeout) {
   }
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const auto r = fds[i].revents;
-    const bool broken = (r & (POLLERR | POLLHUP | POLLNVAL)) != 0;
-    entries[i].readable = (r & POLLRDNORM) != 0 || (broken && entries[i].want_read);
-    entries[i].writable = (r & POLLWRNORM) != 0 || (broken && entries[i].want_write);
+    SetReadiness(entries[i], (r & POLLRDNORM) != 0, (r & POLLWRNORM) != 0,
+                 (r & (POLLERR | POLLHUP | POLLNVAL)) != 0);
   }
   return true;
 }
@@ -186,16 +126,6 @@ long Send(NativeSocket s, const char* buffer, std::size_t size) {
 }
 
 void ShutdownWrite(NativeSocket s) { shutdown(s, SD_SEND); }
-
-std::uint16_t LocalPort(NativeSocket s) {
-  sockaddr_storage address{};
-  int size = sizeof address;
-  if (getsockname(s, reinterpret_cast<sockaddr*>(&address), &size) != 0 ||
-      address.ss_family != AF_INET) {
-    return 0;
-  }
-  return ntohs(reinterpret_cast<const sockaddr_in*>(&address)->sin_port);
-}
 
 ProcessId ThisProcess() { return GetCurrentProcessId(); }
 

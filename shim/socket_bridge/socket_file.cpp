@@ -1,13 +1,10 @@
+// The socket-file rules, the stand-in file and listening or connecting at a path: the same on
+// every platform (IdentifyFile is file_identity_windows.cpp's or file_identity_posix.cpp's).
 #include "shim/socket_bridge/socket_file.h"
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#ifndef _WIN32
-#include <fcntl.h>
-#include <sys/stat.h>
-#endif
 
 namespace dxshim::socket_bridge {
 namespace {
@@ -111,42 +108,6 @@ std::optional<std::uint16_t> ReadTcpStandIn(const std::string& path) {
   } catch (const std::exception&) {
     return std::nullopt;
   }
-}
-
-FileIdentity IdentifyFile(const std::string& path) {
-  FileIdentity id;
-#ifdef _WIN32
-  const HANDLE file = CreateFileW(
-      PathOf(path).c_str(), 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
-      OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, nullptr);
-  if (file == INVALID_HANDLE_VALUE) return id;
-  BY_HANDLE_FILE_INFORMATION info{};
-  if (GetFileInformationByHandle(file, &info)) {
-    id.exists = true;
-    id.device = info.dwVolumeSerialNumber;
-    id.file = (static_cast<unsigned long long>(info.nFileIndexHigh) << 32) | info.nFileIndexLow;
-    id.created = static_cast<long long>(
-        (static_cast<unsigned long long>(info.ftCreationTime.dwHighDateTime) << 32) |
-        info.ftCreationTime.dwLowDateTime);
-    id.modified = static_cast<long long>(
-        (static_cast<unsigned long long>(info.ftLastWriteTime.dwHighDateTime) << 32) |
-        info.ftLastWriteTime.dwLowDateTime);
-  }
-  CloseHandle(file);
-#else
-  struct statx st {};
-  if (::statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW,
-              STATX_INO | STATX_CTIME | STATX_BTIME | STATX_MTIME, &st) != 0) {
-    return id;
-  }
-  id.exists = true;
-  id.device = (static_cast<unsigned long long>(st.stx_dev_major) << 32) | st.stx_dev_minor;
-  id.file = static_cast<unsigned long long>(st.stx_ino);
-  const auto& made = (st.stx_mask & STATX_BTIME) != 0 ? st.stx_btime : st.stx_ctime;
-  id.created = made.tv_sec * 1000000000LL + made.tv_nsec;
-  id.modified = st.stx_mtime.tv_sec * 1000000000LL + st.stx_mtime.tv_nsec;
-#endif
-  return id;
 }
 
 }  // namespace dxshim::socket_bridge

@@ -1,19 +1,11 @@
-// Spelled the same in Winsock and POSIX (getsockname, getpeername, inet_pton, inet_ntop); only the
-// headers and the length type differ.
+// Spelled the same in Winsock and POSIX (getsockname, getpeername, inet_pton, inet_ntop, socklen_t:
+// an int in ws2tcpip.h); only the headers differ (native_net.h).
 #include "shim/socket_bridge/tcp_endpoint.h"
-
-#ifdef _WIN32
-#include <ws2tcpip.h>
-using AddressLength = int;
-#else
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-using AddressLength = socklen_t;
-#endif
 
 #include <algorithm>
 #include <cstring>
+
+#include "native_net.h"  // windows/ or posix/, by CMake
 
 namespace dxshim::socket_bridge {
 namespace {
@@ -72,14 +64,14 @@ bool TcpEndpoint::loopback() const {
 
 std::optional<TcpEndpoint> LocalEndpoint(NativeSocket s) {
   sockaddr_storage address{};
-  AddressLength size = sizeof address;
+  socklen_t size = sizeof address;
   if (getsockname(s, reinterpret_cast<sockaddr*>(&address), &size) != 0) return std::nullopt;
   return FromAddress(address);
 }
 
 std::optional<TcpEndpoint> RemoteEndpoint(NativeSocket s) {
   sockaddr_storage address{};
-  AddressLength size = sizeof address;
+  socklen_t size = sizeof address;
   if (getpeername(s, reinterpret_cast<sockaddr*>(&address), &size) != 0) return std::nullopt;
   return FromAddress(address);
 }

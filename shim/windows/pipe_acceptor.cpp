@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "devices/windows/wide_text.h"
+#include "shim/base/ascii_case.h"
 
 namespace dxshim::windows {
 
@@ -26,7 +27,7 @@ std::string ProgramOf(ULONG pid) {
     name = devices::windows::Narrow(path, size, devices::windows::Surrogates::kShow);
     const auto slash = name.find_last_of("\\/");
     if (slash != std::string::npos) name = name.substr(slash + 1);
-    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    name = ToLowerAscii(name);
   }
   CloseHandle(process);
   return name;

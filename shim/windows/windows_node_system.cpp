@@ -22,7 +22,7 @@ using devices::windows::Narrow;
 using devices::windows::Surrogates;
 using devices::windows::Utf8FromWide;
 using devices::windows::Widen;
-using node::NodeError;
+using install::NodeError;
 using std::chrono::milliseconds;
 
 std::string ErrorText(DWORD code) { return "Windows error " + std::to_string(code); }
@@ -171,7 +171,7 @@ std::string CommandLineOf(DWORD pid) {
   return out;
 }
 
-class WindowsNodeSystem : public node::NodeSystem {
+class WindowsNodeSystem : public install::NodeSystem {
  public:
   WindowsNodeSystem() {
     WSADATA data;
@@ -183,8 +183,8 @@ class WindowsNodeSystem : public node::NodeSystem {
   WindowsNodeSystem(const WindowsNodeSystem&) = delete;
   WindowsNodeSystem& operator=(const WindowsNodeSystem&) = delete;
 
-  std::optional<node::RegistryString> ReadRegistry(const std::string& key,
-                                                   const std::string& name) override {
+  std::optional<install::RegistryString> ReadRegistry(const std::string& key,
+                                                      const std::string& name) override {
     DWORD type = 0;
     DWORD size = 0;
     const std::wstring wkey = Widen(key);
@@ -207,12 +207,12 @@ class WindowsNodeSystem : public node::NodeSystem {
     if (status != ERROR_SUCCESS) {
       throw NodeError("cannot read HKLM\\" + key + "\\" + name + " (" + ErrorText(status) + ")");
     }
-    return node::RegistryString{Exact(data.data(), "HKLM\\" + key + "\\" + name),
-                                type == REG_EXPAND_SZ};
+    return install::RegistryString{Exact(data.data(), "HKLM\\" + key + "\\" + name),
+                                   type == REG_EXPAND_SZ};
   }
 
   void WriteRegistry(const std::string& key, const std::string& name,
-                     const node::RegistryString& value) override {
+                     const install::RegistryString& value) override {
     const std::wstring data = Widen(value.data);
     const LSTATUS status =
         RegSetKeyValueW(HKEY_LOCAL_MACHINE, Widen(key).c_str(), Widen(name).c_str(),
@@ -312,7 +312,7 @@ class WindowsNodeSystem : public node::NodeSystem {
     return names;
   }
 
-  std::optional<node::ServiceState> Service(const std::string& name) override {
+  std::optional<install::ServiceState> Service(const std::string& name) override {
     const auto manager = Manager(SC_MANAGER_CONNECT);
     const ServiceHandle service(OpenServiceW(manager.get(), Widen(name).c_str(),
                                              SERVICE_QUERY_CONFIG | SERVICE_QUERY_STATUS));
@@ -322,7 +322,7 @@ class WindowsNodeSystem : public node::NodeSystem {
     }
     const auto config = QueryConfig(service.get(), name);
     const auto status = QueryStatus(service.get(), name);
-    node::ServiceState state;
+    install::ServiceState state;
     state.command_line = config.command_line;
     state.dependencies = config.services;
     state.running = status.dwCurrentState == SERVICE_RUNNING;
@@ -330,7 +330,7 @@ class WindowsNodeSystem : public node::NodeSystem {
     return state;
   }
 
-  void RegisterService(const node::ServiceSpec& spec) override {
+  void RegisterService(const install::ServiceSpec& spec) override {
     const auto manager = Manager(SC_MANAGER_CREATE_SERVICE);
     const std::wstring dependencies = MultiString(spec.dependencies);
     const ServiceHandle service(
@@ -449,8 +449,8 @@ class WindowsNodeSystem : public node::NodeSystem {
     WaitFor(service.get(), name, SERVICE_STOPPED, deadline);
   }
 
-  std::vector<node::ProcessInfo> Processes() override {
-    std::vector<node::ProcessInfo> out;
+  std::vector<install::ProcessInfo> Processes() override {
+    std::vector<install::ProcessInfo> out;
     const HANDLE snapshot = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
     if (snapshot == INVALID_HANDLE_VALUE) {
       throw NodeError("cannot list the processes (" + ErrorText(GetLastError()) + ")");
@@ -459,7 +459,7 @@ class WindowsNodeSystem : public node::NodeSystem {
     entry.dwSize = sizeof entry;
     for (bool more = Process32FirstW(snapshot, &entry); more;
          more = Process32NextW(snapshot, &entry)) {
-      node::ProcessInfo process;
+      install::ProcessInfo process;
       process.pid = entry.th32ProcessID;
       process.program = Utf8FromWide(entry.szExeFile, Surrogates::kShow);  // matched, shown
       process.command_line = CommandLineOf(entry.th32ProcessID);
@@ -562,7 +562,7 @@ class WindowsNodeSystem : public node::NodeSystem {
 
 }  // namespace
 
-std::unique_ptr<node::NodeSystem> MakeWindowsNodeSystem() {
+std::unique_ptr<install::NodeSystem> MakeWindowsNodeSystem() {
   return std::make_unique<WindowsNodeSystem>();
 }
 

@@ -1,14 +1,14 @@
-// Windows only: node::NodeSystem on the real node: the registry (HKLM), files, the service
+// Windows only: install::NodeSystem on the real node: the registry (HKLM), files, the service
 // control manager, the process list (command lines read from each process's PEB: wine has no
 // ProcessCommandLineInformation), the pipes' server processes, and loopback HTTP.
 #pragma once
 
 #include <memory>
 
-#include "shim/node/node_system.h"
+#include "shim/install/system/node_system.h"
 
 namespace dxshim::windows {
 
-std::unique_ptr<node::NodeSystem> MakeWindowsNodeSystem();
+std::unique_ptr<install::NodeSystem> MakeWindowsNodeSystem();
 
 }  // namespace dxshim::windows

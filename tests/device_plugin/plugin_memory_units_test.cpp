@@ -11,6 +11,7 @@
 
 #include "devices/allocation/device_request.h"
 #include "devices/allocation/gpu_memory.h"
+#include "shim/base/comma_list.h"
 #include "shim/device_plugin/plugin_slots.h"
 
 namespace dxshim::device_plugin {
@@ -63,8 +64,7 @@ TEST(PluginMemoryUnits, OneUnitPerGpuMemoryUnitOfEachGpusCapacity) {
   EXPECT_EQ(ids.size(), 32u);
   EXPECT_FALSE(units.Known(PluginSlots::SlotId("0000:01:00.0", 0)));
   // The ids are what the annotation that carries them accepts.
-  std::string joined;
-  for (const auto& id : ids) joined += (joined.empty() ? "" : ",") + id;
+  const std::string joined = JoinCommaList(ids);
   EXPECT_EQ(devices::CountPluginMemoryUnits(joined), 32u);
 
   // Capacity is the dedicated memory less what the host keeps, rounded down to whole units.
@@ -127,8 +127,8 @@ std::vector<std::string> Units(const std::string& pod, unsigned n) {
   return out;
 }
 
-node::PodDeviceEntry Entry(const std::string& uid, const std::string& container,
-                           std::vector<std::string> ids) {
+install::PodDeviceEntry Entry(const std::string& uid, const std::string& container,
+                              std::vector<std::string> ids) {
   return {uid, container, "dxshim.io/gpu-memory", std::move(ids)};
 }
 
@@ -182,7 +182,7 @@ TEST(CountMemory, PodsOutsideTheSchedulersCountLowerTheirGpusFit) {
 // a pod slot. An init container's units that its app container reuses count once.
 TEST(CountMemory, PodsNotStartedYetArePlacedWithTheirMemoryAndSlot) {
   const auto node = Node({{"a", 16 * kGi}, {"b", 16 * kGi}});
-  const std::vector<node::PodDeviceEntry> kubelet = {
+  const std::vector<install::PodDeviceEntry> kubelet = {
       Entry("uid-1", "init", Units("1", 2)),
       Entry("uid-1", "app", Units("1", 6)),  // the init's 2, and 4 more
   };
@@ -215,8 +215,8 @@ TEST(CountMemory, AStartedPodsOtherContainersGrowItsHold) {
   record.ready_sandboxes = {"p"};
   record.containers = {Holder("p", {"a"}, {4 * kGi}, Units("1", 4))};
   auto second = Units("2", 4);
-  const std::vector<node::PodDeviceEntry> kubelet = {Entry("uid-p", "first", Units("1", 4)),
-                                                     Entry("uid-p", "second", second)};
+  const std::vector<install::PodDeviceEntry> kubelet = {Entry("uid-p", "first", Units("1", 4)),
+                                                        Entry("uid-p", "second", second)};
   const auto count = CountMemory(record, node, Policy(4), kubelet, {});
   EXPECT_EQ(count.fit_units, 8u);  // 16 - 4 held - 4 of its next container
   EXPECT_EQ(count.allocated.size(), 8u);
@@ -289,7 +289,7 @@ TEST(CountMemory, APodNotStartedOfTwoGpusIsPlacedOnTwo) {
   RuntimeRecord record;
   record.ready_sandboxes = {"s1"};
   record.pod_uids = {{"s1", "uid-1"}};
-  const std::vector<node::PodDeviceEntry> kubelet = {Entry("uid-1", "app", Units("1", 12))};
+  const std::vector<install::PodDeviceEntry> kubelet = {Entry("uid-1", "app", Units("1", 12))};
   EXPECT_EQ(CountMemory(record, node, Policy(1), kubelet, {}, {{"uid-1", 2}}).fit_units, 16u);
   EXPECT_EQ(CountMemory(record, node, Policy(4), kubelet, {}, {{"uid-1", 2}}).fit_units, 16u);
   const auto two = Node({{"a", 16 * kGi}, {"b", 16 * kGi}});
@@ -306,9 +306,9 @@ TEST(CountMemory, AStartedPodGrowsToItsUnitsNeverBelowWhatItHolds) {
   record.ready_sandboxes = {"p"};
   record.pod_uids = {{"p", "uid-p"}};
   record.containers = {Holder("p", {"a"}, {})};
-  const std::vector<node::PodDeviceEntry> kubelet = {Entry("uid-p", "second", Units("2", 4))};
+  const std::vector<install::PodDeviceEntry> kubelet = {Entry("uid-p", "second", Units("2", 4))};
   EXPECT_EQ(CountMemory(record, node, Policy(2), kubelet, {}).fit_units, 8u);
-  const std::vector<node::PodDeviceEntry> more = {Entry("uid-p", "second", Units("2", 12))};
+  const std::vector<install::PodDeviceEntry> more = {Entry("uid-p", "second", Units("2", 12))};
   EXPECT_EQ(CountMemory(record, node, Policy(2), more, {}).fit_units, 4u);
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "devices/allocation/device_request.h"
+#include "shim/base/comma_list.h"
 
 namespace dxshim::device_plugin {
 namespace {
@@ -34,8 +35,7 @@ TEST(PluginSlots, OneSlotPerPodAGpuMayHold) {
   EXPECT_EQ(ids.size(), 6u);
   EXPECT_FALSE(slots.Known("gpu-00000000-0"));
   // The ids are what the annotation that carries them accepts.
-  std::string joined;
-  for (const auto& id : ids) joined += (joined.empty() ? "" : ",") + id;
+  const std::string joined = JoinCommaList(ids);
   EXPECT_EQ(devices::CountPluginSlots(joined), 6u);
 }
 

@@ -17,7 +17,7 @@
 #   - all along, a task started before the first install runs on (its shim's exit events have a
 #     TTRPC pipe to go to) and, at the end, kubelet calls containerd directly.
 # The steps and their order are install's own (it prints them); every point of every step (begun,
-# applied, done) is covered by the unit tests (tests/node/installer_test.cpp) on a fake node.
+# applied, done) is covered by the unit tests (tests/install/installer_test.cpp) on a fake node.
 # usage: node_install_interruption_test.sh SOURCE_DIR dxshim.exe node-standin.exe fake-dxcore.dll
 set -uo pipefail
 source "$(dirname "$0")/../support/wine_test_env.sh"

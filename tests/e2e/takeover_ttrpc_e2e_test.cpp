@@ -1,6 +1,6 @@
 // The takeover `dxshim install` makes on AKS (containerd's gRPC address moved in its config.toml,
-// dxshim serving the old one: shim/node/containerd_config.h MoveGrpcKeepTtrpc), done to a real
-// containerd whose real runc shims publish their events (TaskExit, TaskOOM, exec exits) to the
+// dxshim serving the old one: shim/install/edit/containerd_config.h MoveGrpcKeepTtrpc), done to a
+// real containerd whose real runc shims publish their events (TaskExit, TaskOOM, exec exits) to the
 // TTRPC address they were started with, read once (containerd v1.6 runtime/v2/shim/shim.go; on
 // Windows hcsshim cmd/containerd-shim-runhcs-v1/serve.go reads it the same way). The config is
 // AKS's: [ttrpc] address empty (AgentBaker containerdtemplate.toml), so TTRPC follows the gRPC
@@ -17,7 +17,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "shim/node/containerd_config.h"
+#include "shim/install/edit/containerd_config.h"
 #include "tests/support/containerd.h"
 #include "tests/support/cri_client.h"
 #include "tests/support/dxshim_process.h"
@@ -62,7 +62,7 @@ class TakeoverTtrpc : public ::testing::Test {
     config.replace(at, config.find('\n', at + 9) - at, "[ttrpc]\n  address = \"\"");
     Write(containerd_.config_path(), config);
     containerd_.Restart();
-    ASSERT_EQ(node::ServedPipes(config).ttrpc, old_socket_ + ".ttrpc");
+    ASSERT_EQ(install::ServedPipes(config).ttrpc, old_socket_ + ".ttrpc");
 
     CriClient cri(containerd_.socket());
     v1::RunPodSandboxRequest run;
@@ -112,7 +112,7 @@ class TakeoverTtrpc : public ::testing::Test {
 
 TEST_F(TakeoverTtrpc, ATaskStartedBeforeAndKilledAfterReachesContainerdAsExited) {
   TakeOver([](const std::string& toml, const std::string& moved) {
-    return node::MoveGrpcKeepTtrpc(toml, moved);
+    return install::MoveGrpcKeepTtrpc(toml, moved);
   });
   EXPECT_TRUE(WaitFor([&] { return ExitSeen(); }, seconds(60)))
       << "events through dxshim:\n"
@@ -122,7 +122,7 @@ TEST_F(TakeoverTtrpc, ATaskStartedBeforeAndKilledAfterReachesContainerdAsExited)
 
 TEST_F(TakeoverTtrpc, WithTheGrpcAddressMovedAloneTheExitNeverReachesTheEventStream) {
   TakeOver([](const std::string& toml, const std::string& moved) {
-    return node::SetServerAddress(toml, node::ContainerdServer::kGrpc, moved);
+    return install::SetServerAddress(toml, install::ContainerdServer::kGrpc, moved);
   });
   // The task is gone, by containerd's own account (within the minute the other waits here allow:
   // in the sanitizer phase, beside an ASan-built test, 30 s once passed without STOPPED)...

@@ -1,4 +1,4 @@
-// The takeover `dxshim install` makes on AKS-style nodes (shim/node/install_plan.h), end to end
+// The takeover `dxshim install` makes on AKS-style nodes (shim/install/install_plan.h), end to end
 // with the real dxshim.exe under wine and a real containerd: dxshim.exe serves the pipe kubelet
 // already uses, \\.\pipe\containerd-containerd, and relays to containerd, which after a
 // takeover listens elsewhere. Everything on the node that used containerd's pipe now goes

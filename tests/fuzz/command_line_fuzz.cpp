@@ -1,5 +1,5 @@
 // libFuzzer target: Windows command lines as the installer splits and quotes them
-// (shim/node/command_line.h). The input is one command line. Properties, for any input:
+// (shim/install/edit/command_line.h). The input is one command line. Properties, for any input:
 //   - the words' spans lie in the line in order, and the bytes between them are blanks (none after
 //     a quoted program, which ends at its closing quote);
 //   - each argument's span, split on its own after a program, gives back the same text;
@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "shim/node/command_line.h"
+#include "shim/install/edit/command_line.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {
 
 using dxshim::fuzz::Check;
-using dxshim::node::Word;
+using dxshim::install::Word;
 
 std::vector<std::string> Texts(const std::vector<Word>& words) {
   std::vector<std::string> texts;
@@ -32,11 +32,11 @@ std::vector<std::string> Texts(const std::vector<Word>& words) {
 
 void CheckQuoting(const std::string& text) {
   for (const std::string& quoted :
-       {dxshim::node::QuoteArgument(text), dxshim::node::QuoteArgumentAlways(text)}) {
-    const auto alone = Texts(dxshim::node::SplitCommandLine("p " + quoted));
+       {dxshim::install::QuoteArgument(text), dxshim::install::QuoteArgumentAlways(text)}) {
+    const auto alone = Texts(dxshim::install::SplitCommandLine("p " + quoted));
     Check(alone == std::vector<std::string>{"p", text}, "a quoted argument splits back");
-    Check(!dxshim::node::EndsInsideQuotes("p " + quoted), "a quoted argument closes its quotes");
-    const auto pair = Texts(dxshim::node::SplitCommandLine("p " + quoted + " " + quoted));
+    Check(!dxshim::install::EndsInsideQuotes("p " + quoted), "a quoted argument closes its quotes");
+    const auto pair = Texts(dxshim::install::SplitCommandLine("p " + quoted + " " + quoted));
     Check(pair == std::vector<std::string>{"p", text, text}, "quoted arguments split apart");
   }
 }
@@ -45,7 +45,7 @@ void CheckQuoting(const std::string& text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string line = dxshim::fuzz::InputText(data, size);
-  const std::vector<Word> words = dxshim::node::SplitCommandLine(line);
+  const std::vector<Word> words = dxshim::install::SplitCommandLine(line);
   const auto blank = [](char c) { return c == ' ' || c == '\t'; };
 
   std::size_t at = 0;
@@ -58,19 +58,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     at = word.end;
     if (i == 0) continue;
     const auto alone =
-        dxshim::node::SplitCommandLine("p " + line.substr(word.begin, word.end - word.begin));
+        dxshim::install::SplitCommandLine("p " + line.substr(word.begin, word.end - word.begin));
     Check(alone.size() == 2 && alone[1].text == word.text, "an argument's span splits alone");
     CheckQuoting(word.text);
 
     const auto eq = word.text.find('=');
     if (word.text.rfind("--", 0) == 0 && eq != std::string::npos) {
-      const auto point = dxshim::node::SplitWord(line, word, eq + 1);
+      const auto point = dxshim::install::SplitWord(line, word, eq + 1);
       Check(point.offset >= word.begin && point.offset <= word.end, "SplitWord within the word");
       const std::string head = "p " + line.substr(word.begin, point.offset - word.begin);
-      const auto split = dxshim::node::SplitCommandLine(head);
+      const auto split = dxshim::install::SplitCommandLine(head);
       Check(split.size() == 2 && split[1].text == word.text.substr(0, eq + 1),
             "SplitWord ends just past the `=`");
-      Check(dxshim::node::EndsInsideQuotes(head) == point.in_quotes, "SplitWord's quote state");
+      Check(dxshim::install::EndsInsideQuotes(head) == point.in_quotes, "SplitWord's quote state");
     }
   }
   for (std::size_t b = at; b < line.size(); ++b) Check(blank(line[b]), "only blanks at the end");
@@ -82,25 +82,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string rebuilt = "\"" + words[0].text + "\"";
     if (words[0].text.find('"') == std::string::npos) {
       for (std::size_t i = 1; i < words.size(); ++i) {
-        rebuilt += " " + dxshim::node::QuoteArgument(words[i].text);
+        rebuilt += " " + dxshim::install::QuoteArgument(words[i].text);
       }
-      Check(Texts(dxshim::node::SplitCommandLine(rebuilt)) == Texts(words),
+      Check(Texts(dxshim::install::SplitCommandLine(rebuilt)) == Texts(words),
             "the line rebuilt from its words splits the same");
     }
   }
 
   // Arguments with no program: as they split after one.
-  auto after_program = Texts(dxshim::node::SplitCommandLine("p " + line));
+  auto after_program = Texts(dxshim::install::SplitCommandLine("p " + line));
   after_program.erase(after_program.begin());
-  Check(Texts(dxshim::node::SplitArguments(line)) == after_program,
+  Check(Texts(dxshim::install::SplitArguments(line)) == after_program,
         "SplitArguments splits as after a program");
-  Check(dxshim::node::ArgumentsEndInsideQuotes(line) == dxshim::node::EndsInsideQuotes("p " + line),
+  Check(dxshim::install::ArgumentsEndInsideQuotes(line) ==
+            dxshim::install::EndsInsideQuotes("p " + line),
         "ArgumentsEndInsideQuotes as after a program");
 
-  const auto appended = Texts(dxshim::node::SplitCommandLine(line + " x"));
+  const auto appended = Texts(dxshim::install::SplitCommandLine(line + " x"));
   auto expected = Texts(words);
   expected.push_back("x");
-  Check((appended == expected) == !dxshim::node::EndsInsideQuotes(line),
+  Check((appended == expected) == !dxshim::install::EndsInsideQuotes(line),
         "EndsInsideQuotes says whether an appended word stays apart");
   return 0;
 }

@@ -1,6 +1,7 @@
 // libFuzzer target: the installer's edits of containerd's config.toml
-// (shim/node/containerd_config.h) and the TOML reader under them (shim/node/toml_scan.h). The
-// input is a pipe path (first line) and the file (the rest). Properties:
+// (shim/install/edit/containerd_config.h) and the TOML reader under them
+// (shim/install/edit/toml_scan.h). The input is a pipe path (first line) and the file (the rest).
+// Properties:
 //   - ScanToml, ContainerdConfigVersion, ReadServerAddress, ServedPipes, SetServerAddress and
 //     MoveGrpcKeepTtrpc refuse only with EditError; ScanToml's offsets lie in the text in order;
 //   - re-read: after SetServerAddress the server's address reads the path; after
@@ -15,21 +16,21 @@
 #include <string>
 #include <vector>
 
-#include "shim/node/command_line.h"
-#include "shim/node/containerd_config.h"
-#include "shim/node/toml_scan.h"
+#include "shim/install/edit/command_line.h"
+#include "shim/install/edit/containerd_config.h"
+#include "shim/install/edit/toml_scan.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {
 
-namespace node = dxshim::node;
+namespace install = dxshim::install;
 using dxshim::fuzz::Changed;
 using dxshim::fuzz::ChangedSpan;
 using dxshim::fuzz::Check;
-using node::ContainerdServer;
+using install::ContainerdServer;
 
 // Every key's table, name and raw value but `skip` (the entry at that index), in order.
-std::vector<std::string> Keys(const std::string& text, const node::TomlScan& scan,
+std::vector<std::string> Keys(const std::string& text, const install::TomlScan& scan,
                               std::optional<std::size_t> skip) {
   std::vector<std::string> keys;
   for (std::size_t i = 0; i < scan.entries.size(); ++i) {
@@ -45,16 +46,16 @@ std::vector<std::string> Keys(const std::string& text, const node::TomlScan& sca
 }
 
 // The entry that SetServerAddress edits: `address` in the table of the file's version.
-std::optional<std::size_t> AddressEntry(const std::string& text, const node::TomlScan& scan,
+std::optional<std::size_t> AddressEntry(const std::string& text, const install::TomlScan& scan,
                                         ContainerdServer server) {
   const bool grpc = server == ContainerdServer::kGrpc;
-  const node::TomlKeyPath table =
-      node::ContainerdConfigVersion(text) >= 4
-          ? node::TomlKeyPath{"plugins", grpc ? "io.containerd.server.v1.grpc"
-                                              : "io.containerd.server.v1.ttrpc"}
-          : node::TomlKeyPath{grpc ? "grpc" : "ttrpc"};
+  const install::TomlKeyPath table =
+      install::ContainerdConfigVersion(text) >= 4
+          ? install::TomlKeyPath{"plugins", grpc ? "io.containerd.server.v1.grpc"
+                                                 : "io.containerd.server.v1.ttrpc"}
+          : install::TomlKeyPath{grpc ? "grpc" : "ttrpc"};
   for (std::size_t i = 0; i < scan.entries.size(); ++i) {
-    if (scan.entries[i].table == table && scan.entries[i].key == node::TomlKeyPath{"address"}) {
+    if (scan.entries[i].table == table && scan.entries[i].key == install::TomlKeyPath{"address"}) {
       return i;
     }
   }
@@ -62,10 +63,10 @@ std::optional<std::size_t> AddressEntry(const std::string& text, const node::Tom
 }
 
 void CheckScan(const std::string& text) {
-  node::TomlScan scan;
+  install::TomlScan scan;
   try {
-    scan = node::ScanToml(text, "fuzz");
-  } catch (const node::EditError&) {
+    scan = install::ScanToml(text, "fuzz");
+  } catch (const install::EditError&) {
     return;
   }
   std::size_t at = 0;
@@ -85,8 +86,8 @@ void CheckScan(const std::string& text) {
 // The address as read, or a mark that the file cannot be read for that server.
 std::optional<std::string> ReadOrMark(const std::string& text, ContainerdServer server) {
   try {
-    return node::ReadServerAddress(text, server);
-  } catch (const node::EditError&) {
+    return install::ReadServerAddress(text, server);
+  } catch (const install::EditError&) {
     return "\x01(cannot be read)";
   }
 }
@@ -96,15 +97,15 @@ void CheckSet(const std::string& text, ContainerdServer server, const std::strin
       server == ContainerdServer::kGrpc ? ContainerdServer::kTtrpc : ContainerdServer::kGrpc;
   std::string out;
   try {
-    out = node::SetServerAddress(text, server, pipe);
-  } catch (const node::EditError&) {
+    out = install::SetServerAddress(text, server, pipe);
+  } catch (const install::EditError&) {
     return;
   }
-  Check(node::ReadServerAddress(out, server) == pipe, "the address reads the path set");
-  Check(node::SetServerAddress(out, server, pipe) == out, "setting it again changes nothing");
+  Check(install::ReadServerAddress(out, server) == pipe, "the address reads the path set");
+  Check(install::SetServerAddress(out, server, pipe) == out, "setting it again changes nothing");
   Check(ReadOrMark(out, other) == ReadOrMark(text, other), "the other server's address stays");
-  const auto before = node::ScanToml(text, "fuzz");
-  const auto after = node::ScanToml(out, "fuzz");
+  const auto before = install::ScanToml(text, "fuzz");
+  const auto after = install::ScanToml(out, "fuzz");
   const auto address = AddressEntry(text, before, server);
   Check(Keys(out, after, AddressEntry(out, after, server)) == Keys(text, before, address),
         "every other key reads as before");
@@ -121,16 +122,16 @@ void CheckSet(const std::string& text, ContainerdServer server, const std::strin
 void CheckMove(const std::string& text, const std::string& pipe) {
   std::string out;
   try {
-    out = node::MoveGrpcKeepTtrpc(text, pipe);
-  } catch (const node::EditError&) {
+    out = install::MoveGrpcKeepTtrpc(text, pipe);
+  } catch (const install::EditError&) {
     return;
   }
-  const auto was = node::ServedPipes(text);
-  const auto now = node::ServedPipes(out);
-  Check(now.grpc == (pipe.empty() ? std::string(node::kContainerdDefaultPipe) : pipe),
+  const auto was = install::ServedPipes(text);
+  const auto now = install::ServedPipes(out);
+  Check(now.grpc == (pipe.empty() ? std::string(install::kContainerdDefaultPipe) : pipe),
         "gRPC moves to the path");
   Check(now.ttrpc == was.ttrpc, "TTRPC stays where it was");
-  Check(node::MoveGrpcKeepTtrpc(out, pipe) == out, "moving again changes nothing");
+  Check(install::MoveGrpcKeepTtrpc(out, pipe) == out, "moving again changes nothing");
 }
 
 }  // namespace
@@ -141,9 +142,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto& [pipe, text] = *input;
   CheckScan(text);
   try {
-    (void)node::ContainerdConfigVersion(text);
-    (void)node::ServedPipes(text);
-  } catch (const node::EditError&) {
+    (void)install::ContainerdConfigVersion(text);
+    (void)install::ServedPipes(text);
+  } catch (const install::EditError&) {
   }
   CheckSet(text, ContainerdServer::kGrpc, pipe);
   CheckSet(text, ContainerdServer::kTtrpc, pipe);

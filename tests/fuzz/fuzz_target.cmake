@@ -37,7 +37,9 @@ function(dxshim_fuzz_target name)
     COMMAND ${CMAKE_COMMAND} -E make_directory ${fuzz_dir}
     COMMAND ${DXSHIM_CLANGXX} -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined
             -fno-sanitize-recover=undefined "-DDXSHIM_SOURCE_DIR=\"${PROJECT_SOURCE_DIR}\""
-            -I${PROJECT_SOURCE_DIR} -I${PROJECT_BINARY_DIR}/cri-api/gen ${sources} ${libs}
+            -I${PROJECT_SOURCE_DIR} -I${PROJECT_BINARY_DIR}/cri-api/gen
+            # socket_api.h's native types: the POSIX ones, as shim/socket_bridge's CMake chooses
+            -I${PROJECT_SOURCE_DIR}/shim/socket_bridge/posix ${sources} ${libs}
             -lpthread -o ${fuzz_dir}/${name}
     DEPENDS ${depends}
     COMMENT "Building fuzz target ${name} with clang"

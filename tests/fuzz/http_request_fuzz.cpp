@@ -1,4 +1,4 @@
-// libFuzzer target: the metrics endpoint's HTTP/1 request head reader (shim/metrics/
+// libFuzzer target: the metrics endpoint's HTTP/1 request head reader (shim/admin/
 // http_request.h), the only parser any local user reaches. The input is the bytes a client
 // sends. Properties:
 // - feeding the bytes whole, one byte at a time, or in chunks whose sizes come from the input
@@ -16,11 +16,11 @@
 #include <string>
 #include <string_view>
 
-#include "shim/metrics/http_request.h"
+#include "shim/admin/http_request.h"
 
 namespace {
 
-using dxshim::metrics::HttpRequestReader;
+using dxshim::admin::HttpRequestReader;
 using State = HttpRequestReader::State;
 
 struct Result {

@@ -1,6 +1,6 @@
 // libFuzzer target: the installer's edit of kubelet's config file, YAML or JSON
-// (shim/node/config_file_edit.h). The input is a key (first line), a value (second line) and the
-// file (the rest). Properties:
+// (shim/install/edit/config_file_edit.h). The input is a key (first line), a value (second line)
+// and the file (the rest). Properties:
 //   - ReadTopLevelString and SetTopLevelString refuse only with EditError (no yaml-cpp exception
 //     or other error escapes);
 //   - re-read: after SetTopLevelString the key reads the value;
@@ -18,14 +18,14 @@
 #include <string>
 #include <vector>
 
-#include "shim/node/command_line.h"
-#include "shim/node/config_file_edit.h"
-#include "shim/node/yaml_text.h"
+#include "shim/install/edit/command_line.h"
+#include "shim/install/edit/config_file_edit.h"
+#include "shim/install/edit/yaml_text.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {
 
-namespace node = dxshim::node;
+namespace install = dxshim::install;
 using dxshim::fuzz::Changed;
 using dxshim::fuzz::ChangedSpan;
 using dxshim::fuzz::Check;
@@ -61,29 +61,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::optional<std::string> before;
   bool readable = true;
   try {
-    before = node::ReadTopLevelString(text, key);
-  } catch (const node::EditError&) {
+    before = install::ReadTopLevelString(text, key);
+  } catch (const install::EditError&) {
     readable = false;
   }
   std::string out;
   try {
-    out = node::SetTopLevelString(text, key, value);
-  } catch (const node::EditError&) {
+    out = install::SetTopLevelString(text, key, value);
+  } catch (const install::EditError&) {
     return 0;
   }
   Check(readable, "a file that cannot be read is not edited");
-  Check(node::ReadTopLevelString(out, key) == value, "the key reads the value set");
-  Check(node::SetTopLevelString(out, key, value) == out, "setting it again changes nothing");
+  Check(install::ReadTopLevelString(out, key) == value, "the key reads the value set");
+  Check(install::SetTopLevelString(out, key, value) == out, "setting it again changes nothing");
   if (before == value) Check(out == text, "a key that reads the value is left alone");
-  Check(node::DetectSyntax(out) == node::DetectSyntax(text), "the syntax stays");
+  Check(install::DetectSyntax(out) == install::DetectSyntax(text), "the syntax stays");
 
   const Changed changed = ChangedSpan(text, out);
-  const node::YamlDocument doc = node::ParseYaml(text, "fuzz");
-  const auto entry = doc.root && doc.root.IsMap() ? node::FindEntry(doc.root, key, "fuzz", doc)
-                                                  : std::optional<node::YamlEntry>();
+  const install::YamlDocument doc = install::ParseYaml(text, "fuzz");
+  const auto entry = doc.root && doc.root.IsMap() ? install::FindEntry(doc.root, key, "fuzz", doc)
+                                                  : std::optional<install::YamlEntry>();
   if (entry && entry->value.IsScalar()) {
-    const bool json = node::DetectSyntax(text) == node::ConfigSyntax::kJson;
-    const auto span = node::ScalarSpanOf(doc, entry->value, json, "fuzz");
+    const bool json = install::DetectSyntax(text) == install::ConfigSyntax::kJson;
+    const auto span = install::ScalarSpanOf(doc, entry->value, json, "fuzz");
     Check(changed.begin >= span.begin && changed.end <= span.end,
           "the edit replaces bytes of the old value only");
   } else {
@@ -91,7 +91,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           "the edit of an absent or null value replaces no line break");
   }
   Check(OtherEntries(out, key) == OtherEntries(text, key), "every other entry reads the same");
-  if (!HasKey(text, key) && node::DetectSyntax(text) == node::ConfigSyntax::kYaml) {
+  if (!HasKey(text, key) && install::DetectSyntax(text) == install::ConfigSyntax::kYaml) {
     Check(out.compare(0, text.size(), text) == 0, "an absent YAML key is appended");
   }
   return 0;

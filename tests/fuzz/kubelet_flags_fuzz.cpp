@@ -1,5 +1,5 @@
-// libFuzzer target: the installer's edits of kubelet's flags (shim/node/kubelet_flags.h). The
-// input is a flag name (first line), a value (second line) and a text (the rest), edited as a
+// libFuzzer target: the installer's edits of kubelet's flags (shim/install/edit/kubelet_flags.h).
+// The input is a flag name (first line), a value (second line) and a text (the rest), edited as a
 // service command line (flags from word 1, after the program), as NSSM's AppParameters (flags from
 // word 0, no program) and as kubeadm-flags.env. Properties:
 //   - SetFlag, RemoveFlag and SetKubeadmFlag refuse only with EditError, and only for a name that
@@ -20,12 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "shim/node/kubelet_flags.h"
+#include "shim/install/edit/kubelet_flags.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {
 
-namespace node = dxshim::node;
+namespace install = dxshim::install;
 using dxshim::fuzz::Check;
 
 bool BadName(const std::string& name) {
@@ -33,10 +33,10 @@ bool BadName(const std::string& name) {
 }
 
 // The words that are not an occurrence of the flag (nor the value word of one).
-std::vector<std::string> Others(const std::vector<node::Word>& words, const std::string& name,
+std::vector<std::string> Others(const std::vector<install::Word>& words, const std::string& name,
                                 std::size_t first) {
   std::vector<bool> flag(words.size(), false);
-  for (const auto& found : node::FindFlagOccurrences(words, name, first)) {
+  for (const auto& found : install::FindFlagOccurrences(words, name, first)) {
     flag[found.word] = true;
     if (found.separate) flag[found.word + 1] = true;
   }
@@ -49,14 +49,14 @@ std::vector<std::string> Others(const std::vector<node::Word>& words, const std:
 
 // How SetFlag and RemoveFlag split a line whose flags start at word `first`: with no program
 // when that is 0 (NSSM's AppParameters).
-std::vector<node::Word> WordsOf(const std::string& line, std::size_t first) {
-  return first == 0 ? node::SplitArguments(line) : node::SplitCommandLine(line);
+std::vector<install::Word> WordsOf(const std::string& line, std::size_t first) {
+  return first == 0 ? install::SplitArguments(line) : install::SplitCommandLine(line);
 }
 bool EndsOpen(const std::string& line, std::size_t first) {
-  return first == 0 ? node::ArgumentsEndInsideQuotes(line) : node::EndsInsideQuotes(line);
+  return first == 0 ? install::ArgumentsEndInsideQuotes(line) : install::EndsInsideQuotes(line);
 }
 
-bool AllRead(const std::vector<node::FlagValue>& found, const std::string& value) {
+bool AllRead(const std::vector<install::FlagValue>& found, const std::string& value) {
   if (found.empty()) return false;
   for (const auto& flag : found) {
     if (flag.value != value) return false;
@@ -69,25 +69,25 @@ void CheckSetFlag(const std::string& line, const std::string& name, const std::s
   const auto words = WordsOf(line, first);
   std::string out;
   try {
-    out = node::SetFlag(line, name, value, first);
-  } catch (const node::EditError&) {
+    out = install::SetFlag(line, name, value, first);
+  } catch (const install::EditError&) {
     const bool absent =
-        words.size() < first || node::FindFlagOccurrences(words, name, first).empty();
+        words.size() < first || install::FindFlagOccurrences(words, name, first).empty();
     Check(BadName(name) || words.size() < first || (absent && EndsOpen(line, first)),
           "SetFlag refuses only what it cannot edit");
     return;
   }
   Check(!BadName(name) && words.size() >= first, "SetFlag accepts only what it can edit");
   const auto after = WordsOf(out, first);
-  Check(AllRead(node::FindFlagOccurrences(after, name, first), value),
+  Check(AllRead(install::FindFlagOccurrences(after, name, first), value),
         "after SetFlag every occurrence reads the value");
-  Check(node::SetFlag(out, name, value, first) == out, "SetFlag is idempotent");
-  if (!node::FindFlagOccurrences(words, name, first).empty()) {
-    Check(node::RemoveFlag(out, name, first) == node::RemoveFlag(line, name, first),
+  Check(install::SetFlag(out, name, value, first) == out, "SetFlag is idempotent");
+  if (!install::FindFlagOccurrences(words, name, first).empty()) {
+    Check(install::RemoveFlag(out, name, first) == install::RemoveFlag(line, name, first),
           "SetFlag changes only the flag's words");
     return;
   }
-  const std::string flag = "--" + name + "=" + node::QuoteArgument(value);
+  const std::string flag = "--" + name + "=" + install::QuoteArgument(value);
   std::size_t end_of_flags = first;
   while (end_of_flags < words.size() && words[end_of_flags].text != "--") ++end_of_flags;
   if (end_of_flags < words.size()) {
@@ -102,30 +102,31 @@ void CheckSetFlag(const std::string& line, const std::string& name, const std::s
 void CheckRemoveFlag(const std::string& line, const std::string& name, std::size_t first) {
   std::string out;
   try {
-    out = node::RemoveFlag(line, name, first);
-  } catch (const node::EditError&) {
+    out = install::RemoveFlag(line, name, first);
+  } catch (const install::EditError&) {
     Check(BadName(name), "RemoveFlag refuses only a bad name");
     return;
   }
   const auto after = WordsOf(out, first);
-  Check(node::FindFlagOccurrences(after, name, first).empty(), "RemoveFlag leaves no occurrence");
-  Check(node::RemoveFlag(out, name, first) == out, "RemoveFlag is idempotent");
+  Check(install::FindFlagOccurrences(after, name, first).empty(),
+        "RemoveFlag leaves no occurrence");
+  Check(install::RemoveFlag(out, name, first) == out, "RemoveFlag is idempotent");
   Check(Others(after, name, first) == Others(WordsOf(line, first), name, first),
         "RemoveFlag keeps every other word");
 }
 
 void CheckKubeadm(const std::string& file, const std::string& name, const std::string& value) {
-  std::optional<node::KubeadmFlags> before;
+  std::optional<install::KubeadmFlags> before;
   bool readable = true;
   try {
-    before = node::ReadKubeadmFlags(file);
-  } catch (const node::EditError&) {
+    before = install::ReadKubeadmFlags(file);
+  } catch (const install::EditError&) {
     readable = false;
   }
   std::string out;
   try {
-    out = node::SetKubeadmFlag(file, name, value);
-  } catch (const node::EditError&) {
+    out = install::SetKubeadmFlag(file, name, value);
+  } catch (const install::EditError&) {
     bool bad_value = false;
     for (const char c : value) {
       const auto u = static_cast<unsigned char>(c);
@@ -136,17 +137,17 @@ void CheckKubeadm(const std::string& file, const std::string& name, const std::s
     return;
   }
   Check(readable && before, "SetKubeadmFlag edits only a KUBELET_KUBEADM_ARGS line");
-  const auto now = node::ReadKubeadmFlags(out);
+  const auto now = install::ReadKubeadmFlags(out);
   Check(now.has_value(), "the edited file has its KUBELET_KUBEADM_ARGS line");
-  const auto words = node::SplitKubeadmArgs(now->args);
-  Check(AllRead(node::FindFlagOccurrences(words, name, 0), value),
+  const auto words = install::SplitKubeadmArgs(now->args);
+  Check(AllRead(install::FindFlagOccurrences(words, name, 0), value),
         "after SetKubeadmFlag every occurrence reads the value");
-  Check(node::SetKubeadmFlag(out, name, value) == out, "SetKubeadmFlag is idempotent");
+  Check(install::SetKubeadmFlag(out, name, value) == out, "SetKubeadmFlag is idempotent");
   Check(now->begin == before->begin && out.substr(0, now->begin) == file.substr(0, before->begin),
         "SetKubeadmFlag keeps the bytes before the flags");
   Check(out.substr(now->end) == file.substr(before->end),
         "SetKubeadmFlag keeps the bytes after the flags");
-  Check(Others(words, name, 0) == Others(node::SplitKubeadmArgs(before->args), name, 0),
+  Check(Others(words, name, 0) == Others(install::SplitKubeadmArgs(before->args), name, 0),
         "SetKubeadmFlag keeps every other flag");
 }
 

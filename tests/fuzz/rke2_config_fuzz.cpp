@@ -1,6 +1,6 @@
 // libFuzzer target: rke2's configuration as the installer reads it and dxshim's drop-in, its one
-// edit there (shim/node/rke2_config.h). The input is dxshim's kubelet-arg items (first line,
-// split at '|'), its node-label items (second line, the same) and rke2's files (the rest: the
+// edit there (shim/install/edit/rke2_config.h). The input is dxshim's kubelet-arg items (first
+// line, split at '|'), its node-label items (second line, the same) and rke2's files (the rest: the
 // config file, then drop-ins, each after a line "%%"). Properties:
 //   - Rke2KubeletArgs and Rke2Setting refuse only with EditError;
 //   - the drop-in added after the operator's files: the kubelet-arg items rke2 gathers are the
@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "shim/base/utf8_text.h"
-#include "shim/node/command_line.h"
-#include "shim/node/rke2_config.h"
+#include "shim/install/edit/command_line.h"
+#include "shim/install/edit/rke2_config.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {
 
-namespace node = dxshim::node;
+namespace install = dxshim::install;
 using dxshim::fuzz::Check;
 
 std::vector<std::string> SplitAt(const std::string& text, char separator) {
@@ -54,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto args = SplitAt((*input)[0], '|');
   const auto labels = SplitAt((*input)[1], '|');
   if (!Usable(args) || !Usable(labels)) return 0;
-  std::vector<node::Rke2ConfigFile> files;
+  std::vector<install::Rke2ConfigFile> files;
   for (const std::string& text : dxshim::fuzz::Sections((*input)[2], 8)) {
     files.push_back({"C:\\etc\\rancher\\rke2\\config.yaml" + std::to_string(files.size()), text});
   }
@@ -62,19 +62,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::string> items;
   std::optional<std::string> node_name;
   try {
-    items = node::Rke2KubeletArgs(files);
-    node_name = node::Rke2Setting(files, "node-name");
-  } catch (const node::EditError&) {
+    items = install::Rke2KubeletArgs(files);
+    node_name = install::Rke2Setting(files, "node-name");
+  } catch (const install::EditError&) {
     return 0;
   }
-  const std::string drop_in = node::Rke2DropInText(args, labels);
-  Check(node::Rke2DropInText(args, labels) == drop_in, "the drop-in is made the same again");
+  const std::string drop_in = install::Rke2DropInText(args, labels);
+  Check(install::Rke2DropInText(args, labels) == drop_in, "the drop-in is made the same again");
   files.push_back(
-      {std::string("C:\\etc\\rancher\\rke2\\config.yaml.d\\") + node::kRke2DropIn, drop_in});
+      {std::string("C:\\etc\\rancher\\rke2\\config.yaml.d\\") + install::kRke2DropIn, drop_in});
   std::vector<std::string> expected = items;
   expected.insert(expected.end(), args.begin(), args.end());
-  Check(node::Rke2KubeletArgs(files) == expected, "dxshim's items follow the operator's");
-  Check(node::Rke2Setting(files, "node-name") == node_name, "node-name reads as before");
+  Check(install::Rke2KubeletArgs(files) == expected, "dxshim's items follow the operator's");
+  Check(install::Rke2Setting(files, "node-name") == node_name, "node-name reads as before");
   std::vector<std::string> read_labels;
   for (const auto& label : YAML::Load(drop_in)["node-label+"])
     read_labels.push_back(label.Scalar());
@@ -88,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string value = eq == std::string::npos ? "true" : item.substr(eq + 1);
     if (!name.empty() && name.back() == '+') name.pop_back();
     if (!name.empty() && name.find_first_of("+-", name.size() - 1) == std::string::npos) {
-      Check(node::Rke2KubeletFlag(expected, name) == value, "the last item's value wins");
+      Check(install::Rke2KubeletFlag(expected, name) == value, "the last item's value wins");
     }
   }
   return 0;

@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "devices/dxshim_keys.h"
+#include "shim/base/dxshim_keys.h"
 #include "shim/runtime_record/runtime_record.h"
 
 namespace {

@@ -1,6 +1,5 @@
-// libFuzzer target: YAML as text to edit in place (shim/node/yaml_text.h), the layer under the
-// kubelet config edit. The input is a value (first line) and a document (the rest).
-// Properties:
+// libFuzzer target: YAML as text to edit in place (shim/install/edit/yaml_text.h), the layer under
+// the kubelet config edit. The input is a value (first line) and a document (the rest). Properties:
 //   - FormatScalar, in each preferred style, in block and in flow context, gives a scalar that
 //     yaml-cpp reads back as the value (valid UTF-8 values); a plain one is a string to YAML (not
 //     null, a bool or a number by yaml-cpp's own conversions); single quotes only without control
@@ -18,13 +17,13 @@
 #include <vector>
 
 #include "shim/base/utf8_text.h"
-#include "shim/node/command_line.h"
-#include "shim/node/yaml_text.h"
+#include "shim/install/edit/command_line.h"
+#include "shim/install/edit/yaml_text.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {
 
-namespace node = dxshim::node;
+namespace install = dxshim::install;
 using dxshim::fuzz::Check;
 
 constexpr char kNull[] = "\x01(null)";  // a null value in Leaves (ParseYaml refuses NUL bytes)
@@ -71,9 +70,9 @@ bool ResolvesToNonString(const YAML::Node& scalar) {
 
 void CheckFormat(const std::string& value) {
   for (const bool flow : {false, true}) {
-    for (const auto style : {node::ScalarStyle::kPlain, node::ScalarStyle::kSingleQuoted,
-                             node::ScalarStyle::kDoubleQuoted}) {
-      const std::string scalar = node::FormatScalar(value, style, flow);
+    for (const auto style : {install::ScalarStyle::kPlain, install::ScalarStyle::kSingleQuoted,
+                             install::ScalarStyle::kDoubleQuoted}) {
+      const std::string scalar = install::FormatScalar(value, style, flow);
       const std::string doc = flow ? "{k: " + scalar + "}" : "k: " + scalar;
       YAML::Node read;
       try {
@@ -111,10 +110,10 @@ bool Printable(const std::string& text) {
 
 void CheckEdits(const std::string& text, const std::string& value) {
   if (!Printable(text)) return;
-  node::YamlDocument doc;
+  install::YamlDocument doc;
   try {
-    doc = node::ParseYaml(text, "fuzz");
-  } catch (const node::EditError&) {
+    doc = install::ParseYaml(text, "fuzz");
+  } catch (const install::EditError&) {
     return;
   }
   if (!doc.root) return;
@@ -123,24 +122,24 @@ void CheckEdits(const std::string& text, const std::string& value) {
   const std::vector<std::string> before = Values(leaves);
   for (std::size_t i = 0; i < leaves.size() && i < 8; ++i) {
     const Leaf& leaf = leaves[i];
-    node::ScalarSpan span;
+    install::ScalarSpan span;
     try {
       if (leaf.null_value) {
-        span = node::NullValueSpan(doc, {leaf.key, leaf.node}, leaf.flow, "fuzz");
+        span = install::NullValueSpan(doc, {leaf.key, leaf.node}, leaf.flow, "fuzz");
       } else {
-        span = node::ScalarSpanOf(doc, leaf.node, leaf.flow, "fuzz");
+        span = install::ScalarSpanOf(doc, leaf.node, leaf.flow, "fuzz");
       }
-    } catch (const node::EditError&) {
+    } catch (const install::EditError&) {
       continue;
     }
     Check(span.begin <= span.end && span.end <= text.size(), "a span lies in the text");
-    std::string replacement = node::FormatScalar(value, span.style, leaf.flow);
+    std::string replacement = install::FormatScalar(value, span.style, leaf.flow);
     if (span.begin == span.end) replacement = " " + replacement;
     const std::string out = text.substr(0, span.begin) + replacement + text.substr(span.end);
-    node::YamlDocument after;
+    install::YamlDocument after;
     try {
-      after = node::ParseYaml(out, "fuzz");
-    } catch (const node::EditError&) {
+      after = install::ParseYaml(out, "fuzz");
+    } catch (const install::EditError&) {
       // yaml-cpp reads some malformed documents (a plain scalar continued at its key's
       // indentation) but not the same bytes with a quoted key: the callers parse their result
       // again and refuse it.

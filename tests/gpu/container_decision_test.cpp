@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "devices/dxshim_keys.h"
+#include "shim/base/dxshim_keys.h"
 #include "shim/base/utf8_text.h"
 #include "shim/runtime_record/runtime_record.h"
 #include "tests/support/gpu_requests.h"

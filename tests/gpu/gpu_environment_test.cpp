@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "devices/dxshim_keys.h"
 #include "devices/inventory_file.h"
+#include "shim/base/dxshim_keys.h"
 #include "shim/gpu/injection.h"
 
 namespace dxshim {

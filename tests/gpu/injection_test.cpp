@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "devices/dxshim_keys.h"
+#include "shim/base/dxshim_keys.h"
 #include "tests/support/gpu_requests.h"
 
 namespace dxshim {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "devices/dxshim_keys.h"
+#include "shim/base/dxshim_keys.h"
 
 namespace dxshim {
 namespace {

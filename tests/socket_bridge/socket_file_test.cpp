@@ -29,17 +29,12 @@ bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-#ifdef _WIN32
-constexpr bool kAfUnixHere =
-    false;  // wine 8.0; a real Windows has it (deploy/windows/CHECKLIST.md)
-#else
-constexpr bool kAfUnixHere = true;
-#endif
-
 }  // namespace
 
 int main() {
   NetworkSession network;
+  // Linux and a real Windows have AF_UNIX (deploy/windows/CHECKLIST.md); wine 8.0 has none.
+  const bool af_unix_here = !RunningUnderWine();
   const fs::path root =
       fs::temp_directory_path() / ("dxshim-socket-rules-" + std::to_string(ThisProcess()));
   fs::remove_all(root);
@@ -88,7 +83,7 @@ int main() {
   { std::ofstream(path) << "left by an earlier run"; }
   error.clear();
   auto listener = ListenOnSocketFile(path, SocketFamily::kUnix, error);
-  if (kAfUnixHere) {
+  if (af_unix_here) {
     Check(listener.valid(), "AF_UNIX: listening over a stale file works", error);
     error.clear();
     Check(ConnectToSocketFile(path, SocketFamily::kUnix, error).valid(),

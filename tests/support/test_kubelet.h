@@ -46,7 +46,7 @@
 #include <vector>
 
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
-#include "devices/dxshim_keys.h"
+#include "shim/base/dxshim_keys.h"
 #include "shim/socket_bridge/socket_file.h"
 
 namespace dxshim::test {

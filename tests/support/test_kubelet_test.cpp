@@ -14,7 +14,7 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "shim/node/kubelet_checkpoint.h"
+#include "shim/install/kubelet/kubelet_checkpoint.h"
 #include "tests/support/read_file.h"
 #include "tests/support/temp_dir.h"
 
@@ -203,8 +203,8 @@ class TestKubeletTest : public ::testing::Test {
   static TestKubelet::ContainerAsk Init(const std::string& name, unsigned n) {
     return {name, true, {{kResource, n}}};
   }
-  std::vector<node::PodDeviceEntry> Checkpoint() {
-    return node::PodDeviceEntries(ReadFile(dir_ / "kubelet_internal_checkpoint"));
+  std::vector<install::PodDeviceEntry> Checkpoint() {
+    return install::PodDeviceEntries(ReadFile(dir_ / "kubelet_internal_checkpoint"));
   }
 
   TempDir dir_;

@@ -1,7 +1,7 @@
 // The runtime endpoint of a kubelet config file (--config), as far as the kubelet stand-in reads
 // one: the top-level containerRuntimeEndpoint of a KubeletConfiguration (kubelet.config.k8s.io/
 // v1beta1, since Kubernetes 1.27), in JSON (EKS's kubelet-config.json) or YAML (kubeadm's
-// config.yaml). Not shared with dxshim's own readers (shim/node): a small reader of its own.
+// config.yaml). Not shared with dxshim's own readers (shim/install): a small reader of its own.
 #pragma once
 
 #include <optional>

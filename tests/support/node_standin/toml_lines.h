@@ -1,6 +1,6 @@
 // A small TOML reader for containerd's config.toml, line by line (not shared with dxshim's own
-// reader, shim/node/containerd_config.cpp): a [table] header's dotted key parts, unquoted, and
-// the scalar value of a `key = value` line in it. Dotted keys inside a table, inline tables,
+// reader, shim/install/edit/containerd_config.cpp): a [table] header's dotted key parts, unquoted,
+// and the scalar value of a `key = value` line in it. Dotted keys inside a table, inline tables,
 // arrays and multi-line strings are not read.
 #pragma once
 

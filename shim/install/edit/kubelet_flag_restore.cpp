@@ -1,0 +1,81 @@
+#include "shim/install/edit/kubelet_flag_restore.h"
+
+#include "shim/install/edit/kubelet_flags.h"
+
+namespace dxshim::install {
+namespace {
+
+// A kubelet flag list inside a value: where its flags start, and how one is set or removed.
+struct FlagList {
+  std::vector<Word> words;
+  std::size_t first = 0;
+  bool kubeadm = false;  // inside kubeadm-flags.env's KUBELET_KUBEADM_ARGS
+};
+
+std::optional<FlagList> FlagsIn(FlagHolder holder, const std::string& value) {
+  switch (holder) {
+    case FlagHolder::kKubeadmFlagsFile: {
+      const auto flags = ReadKubeadmFlags(value);
+      if (!flags) return std::nullopt;
+      return FlagList{SplitKubeadmArgs(flags->args), 0, true};
+    }
+    case FlagHolder::kArguments:
+      return FlagList{SplitArguments(value), 0, false};
+    case FlagHolder::kServiceCommandLine: {
+      FlagList list{SplitCommandLine(value), 0, false};
+      const auto first = KubeletFlagsStart(list.words);
+      if (!first) return std::nullopt;
+      list.first = *first;
+      return list;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> FlagOf(const FlagList& list, std::string_view name) {
+  const auto found = FindFlag(list.words, name, list.first);
+  return found ? std::optional(found->value) : std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> PutBackFlags(FlagHolder holder, const std::string& before,
+                                        const std::string& written, const std::string& now,
+                                        std::span<const std::string_view> names) {
+  const auto was_list = FlagsIn(holder, before);
+  const auto set_list = FlagsIn(holder, written);
+  auto current = FlagsIn(holder, now);
+  if (!was_list || !set_list || !current) return std::nullopt;
+  std::string out = now;
+  for (const std::string_view name : names) {
+    const auto was = FlagOf(*was_list, name);
+    const auto set = FlagOf(*set_list, name);
+    if (was == set || !set || FlagOf(*current, name) != set) continue;
+    if (current->kubeadm) {
+      if (!was) return std::nullopt;
+      out = SetKubeadmFlag(out, name, *was);
+    } else {
+      out = was ? SetFlag(out, name, *was, current->first) : RemoveFlag(out, name, current->first);
+    }
+    current = FlagsIn(holder, out);
+  }
+  return out == now ? std::nullopt : std::optional(out);
+}
+
+bool HoldsNoFlagSet(FlagHolder holder, const std::string& before, const std::string& written,
+                    const std::string& now, std::span<const std::string_view> names) {
+  const auto was_list = FlagsIn(holder, before);
+  const auto set_list = FlagsIn(holder, written);
+  const auto current = FlagsIn(holder, now);
+  if (!was_list || !set_list || !current) return false;
+  bool set_any = false;
+  for (const std::string_view name : names) {
+    const auto set = FlagOf(*set_list, name);
+    if (!set || FlagOf(*was_list, name) == set) continue;
+    if (FlagOf(*current, name)) return false;
+    set_any = true;
+  }
+  return set_any;
+}
+
+}  // namespace dxshim::install

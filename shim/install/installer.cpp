@@ -1,0 +1,342 @@
+#include "shim/install/installer.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "shim/base/ascii_case.h"
+#include "shim/install/install_describe.h"
+#include "shim/install/install_procedure.h"
+#include "shim/install/journal_file.h"
+#include "shim/install/kubelet/kubelet_proof.h"
+#include "shim/install/kubelet/other_gpu_plugins.h"
+#include "shim/install/undo_plan.h"
+
+namespace dxshim::install {
+namespace {
+
+using std::chrono::milliseconds;
+
+// What the phases share.
+struct Run {
+  NodeSystem& node;
+  DxshimProbe& probe;
+  std::string path;  // the journal
+  milliseconds service_timeout;
+  milliseconds proof_timeout;
+  Say say;
+  Interrupt interrupt;
+  std::vector<std::string> labels;  // install: the node's GPU labels, said once proven
+};
+
+void SayAll(const Say& say, const std::vector<std::string>& lines) {
+  for (const auto& line : lines) say(line);
+}
+
+// apply: the journal's procedure, to its end, the journal saved at each step.
+void Apply(Run& r, InstallJournal& journal) {
+  StepContext context{
+      r.node,     &r.probe, r.service_timeout, r.say, [&] { SaveJournal(r.node, r.path, journal); },
+      r.interrupt};
+  RunSteps(journal.procedure->steps, context);
+}
+
+// roll back: what the install in progress did, undone; the journal back to its record.
+int RollBack(Run& r, InstallJournal& journal, const std::string& failure) {
+  r.say("install failed: " + failure + " -- rolling back");
+  const Undo undo = PlanUndo(r.node, journal, /*whole=*/false);
+  SayAll(r.say, undo.notes);
+  try {
+    if (!undo.refusals.empty()) throw NodeError(undo.refusals.front());
+    journal.procedure = Procedure{Procedure::Kind::kRollback, {}, false, UndoSteps(undo.plan)};
+    SaveJournal(r.node, r.path, journal);
+    Apply(r, journal);
+    if (const auto window = DescribeWindow(journal.procedure->steps, std::nullopt)) r.say(*window);
+    EndProcedure(r.node, r.path, journal);
+    r.say("rolled back: the node is as it was before this install");
+  } catch (const std::exception& e) {
+    r.say(std::string("ROLLBACK FAILED: ") + e.what() + "; the journal " + r.path +
+          " says what install changed (run dxshim install or uninstall again to finish)");
+  }
+  return kFailed;
+}
+
+// prove: dxshim says kubelet calls it (service-only: that dxshim serves, and whether kubelet
+// calls).
+Proof Prove(Run& r, const InstallJournal& journal) {
+  const ProofTarget target{journal.kubelet_pipe, journal.dxshim_service};
+  if (journal.mode != "service-only") {
+    return ProveKubeletUses(r.node, r.probe, target, r.proof_timeout);
+  }
+  Proof proof = CheckKubeletUses(r.node, r.probe, target);
+  if (proof.ok) {
+    r.say("kubelet already uses dxshim: " + proof.what);
+  } else if (proof.dxshim_pid) {
+    r.say("not proven: " + proof.what + "; it will once kubelet is pointed at dxshim");
+    proof.ok = true;  // what service-only installs is proven: dxshim serves and answers
+  }
+  return proof;
+}
+
+// The install in progress, applied and proven, then recorded; rolled back without the proof.
+int ApplyAndProve(Run& r, InstallJournal& journal) {
+  std::string failure;
+  try {
+    Apply(r, journal);
+    const Proof proof = Prove(r, journal);
+    if (proof.ok) {
+      r.say("proof: " + proof.what);
+      if (const auto window = DescribeWindow(journal.procedure->steps, proof)) r.say(*window);
+      journal.Merge(journal.procedure->changes);
+      journal.created_service = journal.created_service || journal.procedure->creates_service;
+      EndProcedure(r.node, r.path, journal);
+      return kInstalled;
+    }
+    failure = "kubelet is not proven to use dxshim: " + proof.what;
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  return RollBack(r, journal, failure);
+}
+
+// A procedure an interrupted run left: finished first.
+int FinishInterrupted(Run& r, InstallJournal& journal) {
+  const Procedure& p = *journal.procedure;
+  std::size_t done = 0;
+  while (done < p.steps.size() && p.steps[done].state == Step::State::kDone) ++done;
+  r.say("an interrupted " + std::string(ProcedureName(p.kind)) + " stopped after step " +
+        std::to_string(done) + " of " + std::to_string(p.steps.size()) + ": finishing it first");
+  if (p.kind == Procedure::Kind::kInstall) return ApplyAndProve(r, journal);
+  try {
+    Apply(r, journal);
+  } catch (const std::exception& e) {
+    r.say(std::string("cannot finish it: ") + e.what() + "; the journal " + r.path + " is kept");
+    return kFailed;
+  }
+  if (p.kind == Procedure::Kind::kUninstall) {
+    r.node.RemoveFile(r.path);
+    journal = InstallJournal{};
+    return kInstalled;
+  }
+  EndProcedure(r.node, r.path, journal);
+  return kInstalled;
+}
+
+// check: another GPU device plugin registered with kubelet refuses install (unless allowed),
+// before anything changes; a code when install ends here.
+std::optional<int> OtherPluginsPhase(Run& r, const InstallOptions& o) {
+  const std::string dir = r.node.ExpandEnvironment(
+      o.device_plugin_dir.empty() ? kWindowsDevicePluginDir : o.device_plugin_dir);
+  std::vector<OtherGpuPlugin> found;
+  try {
+    found = OtherGpuPluginsOn(r.node, dir, o.dxshim_resources);
+  } catch (const NodeError& e) {
+    r.say(std::string("warning: ") + e.what() +
+          "; whether another GPU device plugin is registered is not known");
+    return std::nullopt;
+  }
+  if (found.empty()) return std::nullopt;
+  const std::string what = DescribeOtherGpuPlugins(found, o.dxshim_device_plugin);
+  if (o.allow_other_gpu_plugin) {
+    r.say("warning: " + what + ". Going on: --allow-other-gpu-plugin");
+    return std::nullopt;
+  }
+  r.say("install refused, nothing changed: " + what + ". Fix: " + OtherGpuPluginsFix() +
+        ". Or run install again with --allow-other-gpu-plugin to keep both.");
+  return kFailed;
+}
+
+// plan: kubelet's launcher and every change; a code when install ends here.
+std::optional<int> PlanPhase(Run& r, const InstallOptions& o,
+                             const std::optional<InstallJournal>& journal, KubeletLaunch& launch,
+                             InstallPlan& plan) {
+  try {
+    try {
+      launch = FindKubeletLaunch(r.node);
+    } catch (const NodeError& e) {
+      if (!o.service_only) throw;
+      r.say(std::string("warning: kubelet's launcher could not be read: ") + e.what());
+    }
+    SayAll(r.say, DescribeLaunch(launch));
+    if (o.service_only && launch.launcher == Launcher::kNssmAksScript) {
+      throw NodeError(launch.script +
+                      " writes kubelet's endpoint itself at every start, so no "
+                      "bootstrap setting points kubelet at dxshim here: install without "
+                      "--service-only (takeover), or run the installer DaemonSet");
+    }
+    if (!o.service_only && launch.launcher == Launcher::kUnknown) {
+      r.say("kubelet's launcher is unknown: " + launch.why_unknown + ". Nothing changed.");
+      r.say(ManualSteps(o.plan));
+      return kUnknownLauncher;
+    }
+    const InstallMode mode =
+        o.service_only ? InstallMode::kServiceOnly : ChooseMode(launch, o.mode);
+    plan = PlanInstall(r.node, launch, mode, o.plan);
+    const std::string name(InstallModeName(mode));
+    if (journal && !journal->changes.empty() && !o.service_only && journal->mode != name &&
+        journal->mode != "service-only") {
+      throw NodeError("this node was installed in " + journal->mode + " mode (" + r.path +
+                      "); run `dxshim uninstall` first");
+    }
+  } catch (const NodeError& e) {
+    r.say(std::string("install refused: ") + e.what());
+    return kFailed;
+  }
+  return std::nullopt;
+}
+
+// journal: the record so far, with this install's steps, saved before any is applied.
+InstallJournal JournalPhase(const KubeletLaunch& launch, const InstallPlan& plan,
+                            const std::optional<InstallJournal>& journal) {
+  InstallJournal j = journal.value_or(InstallJournal{});
+  const std::string mode(InstallModeName(plan.mode));
+  if (!journal) {
+    j.dxshim_was_running = plan.dxshim_running;
+    j.kubelet_pipe_before = plan.kubelet_pipe_before;
+  }
+  if (j.mode.empty() || j.mode == "service-only") j.mode = mode;
+  j.launcher = std::string(LauncherName(launch.launcher));
+  if (!plan.kubelet_service.empty()) j.kubelet_service = plan.kubelet_service;
+  if (!plan.containerd_service.empty()) j.containerd_service = plan.containerd_service;
+  j.dxshim_service = plan.dxshim_service;
+  if (plan.mode != InstallMode::kServiceOnly || j.kubelet_pipe.empty()) {
+    j.kubelet_pipe = plan.mode == InstallMode::kServiceOnly ? plan.dxshim_pipe : plan.kubelet_pipe;
+  }
+  if (!plan.moved_pipe.empty()) j.moved_pipe = plan.moved_pipe;
+  j.procedure = Procedure{Procedure::Kind::kInstall, plan.changes, plan.create_dxshim.has_value(),
+                          InstallSteps(plan)};
+  return j;
+}
+
+// The node's name as kubelet registers it: --hostname-override when set (EKS and GKE set it),
+// else the host name, lower case.
+std::string NodeName(NodeSystem& node, const KubeletLaunch& launch) {
+  if (launch.hostname_override && !launch.hostname_override->value.empty()) {
+    return launch.hostname_override->value;
+  }
+  return ToLowerAscii(node.ExpandEnvironment("%COMPUTERNAME%"));
+}
+
+// What an install that succeeded leaves to the operator: the GPU labels of a node kubelet has
+// registered already, or (service only) the setting that points kubelet at dxshim at bootstrap.
+void SayInstalled(Run& r, const InstallOptions& o, const KubeletLaunch& launch,
+                  const InstallPlan& plan) {
+  if (plan.mode != InstallMode::kServiceOnly) {
+    if (!r.labels.empty()) r.say(LabelCommand(NodeName(r.node, launch), r.labels));
+    r.say("installed: kubelet talks to containerd through dxshim");
+    return;
+  }
+  const auto setting = BootstrapSetting(launch, o.plan.dxshim_endpoint);
+  r.say("installed the " + plan.dxshim_service + " service; kubelet and containerd are untouched");
+  r.say(setting ? "to point kubelet at dxshim at bootstrap, set " + *setting : ManualSteps(o.plan));
+}
+
+// uninstall without a journal: what is left to do by hand, if anything.
+std::string NothingRecorded(const UninstallOptions& o) {
+  return "no install record at " + o.record_path + ": nothing changed. If kubelet's service " +
+         "still depends on " + o.service +
+         ", remove that first (sc.exe qc kubelet shows its dependencies; sc.exe config kubelet "
+         "depend= <the others>), then point kubelet back at containerd and delete the service "
+         "(sc.exe delete " +
+         o.service + ").";
+}
+
+// uninstall proper: every change the journal records undone, unless one was edited since.
+int UndoAll(Run& r, InstallJournal& journal) {
+  const Undo undo = PlanUndo(r.node, journal, /*whole=*/true);
+  if (!undo.refusals.empty()) {
+    std::string list;
+    for (const auto& why : undo.refusals) list += "\n  " + why;
+    r.say("uninstall refused, nothing changed: restore these or edit " + r.path + ":" + list);
+    return kFailed;
+  }
+  SayAll(r.say, undo.notes);
+  journal.procedure = Procedure{Procedure::Kind::kUninstall, {}, false, UndoSteps(undo.plan)};
+  SayAll(r.say, DescribeSteps(journal.procedure->steps));
+  try {
+    SaveJournal(r.node, r.path, journal);
+    Apply(r, journal);
+  } catch (const std::exception& e) {
+    r.say(std::string("uninstall failed: ") + e.what() + "; the journal " + r.path +
+          " is kept (run dxshim uninstall again to finish)");
+    return kFailed;
+  }
+  if (const auto window = DescribeWindow(journal.procedure->steps, std::nullopt)) r.say(*window);
+  r.node.RemoveFile(r.path);
+  r.say("uninstalled: kubelet talks to containerd directly again");
+  return kInstalled;
+}
+
+}  // namespace
+
+int Install(NodeSystem& node, DxshimProbe& probe, const InstallOptions& o) {
+  Run r{node,
+        probe,
+        o.record_path,
+        o.service_timeout,
+        o.proof_timeout,
+        o.say ? o.say : [](const std::string&) {},
+        o.interrupt,
+        o.plan.node_labels};
+  std::optional<InstallJournal> journal;
+  try {
+    journal = LoadJournal(node, o.record_path);
+  } catch (const NodeError& e) {
+    r.say(std::string("install refused: ") + e.what());
+    return kFailed;
+  }
+  // An interrupted run is finished first, whatever registered since: the journal promises it.
+  if (journal && journal->procedure && !o.dry_run) {
+    if (FinishInterrupted(r, *journal) != kInstalled) return kFailed;
+    if (journal->changes.empty() && !journal->created_service) journal.reset();
+  } else if (const auto code = OtherPluginsPhase(r, o)) {
+    return *code;
+  }
+  KubeletLaunch launch;
+  InstallPlan plan;
+  if (const auto code = PlanPhase(r, o, journal, launch, plan)) return *code;
+  InstallJournal j = JournalPhase(launch, plan, journal);
+  SayAll(r.say, DescribePlan(plan, j.procedure->steps));
+  if (o.dry_run) return kInstalled;
+  if (plan.Empty()) r.say("nothing to change: no service restarted");
+  try {
+    SaveJournal(node, o.record_path, j);
+  } catch (const NodeError& e) {
+    r.say(std::string("install refused: cannot write the install record: ") + e.what());
+    return kFailed;
+  }
+  const int code = ApplyAndProve(r, j);
+  if (code == kInstalled) SayInstalled(r, o, launch, plan);
+  return code;
+}
+
+int Uninstall(NodeSystem& node, DxshimProbe& probe, const UninstallOptions& o) {
+  Run r{node,
+        probe,
+        o.record_path,
+        o.service_timeout,
+        {},
+        o.say ? o.say : [](const std::string&) {},
+        o.interrupt,
+        {}};
+  std::optional<InstallJournal> journal;
+  try {
+    journal = LoadJournal(node, o.record_path);
+  } catch (const NodeError& e) {
+    r.say(std::string("uninstall refused: ") + e.what());
+    return kFailed;
+  }
+  if (!journal) {
+    r.say(NothingRecorded(o));
+    return kFailed;
+  }
+  if (journal->procedure && journal->procedure->kind != Procedure::Kind::kInstall) {
+    if (FinishInterrupted(r, *journal) != kInstalled) return kFailed;
+    if (!node.ReadFile(o.record_path)) {
+      r.say("uninstalled: kubelet talks to containerd directly again");
+      return kInstalled;
+    }
+  }
+  return UndoAll(r, *journal);
+}
+
+}  // namespace dxshim::install

@@ -1,0 +1,19 @@
+// The install journal on disk. It says what to write where, as SYSTEM: one that a user could have
+// made (any user may create files under %ProgramData% before dxshim's folder exists) is refused.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "shim/install/install_journal.h"
+#include "shim/install/system/node_system.h"
+
+namespace dxshim::install {
+
+// nullopt when there is none. Throws NodeError when it is not trusted or cannot be read.
+std::optional<InstallJournal> LoadJournal(NodeSystem& node, const std::string& path);
+void SaveJournal(NodeSystem& node, const std::string& path, const InstallJournal& journal);
+// The journal once its procedure is over: saved without it, or removed when it records nothing.
+void EndProcedure(NodeSystem& node, const std::string& path, InstallJournal& journal);
+
+}  // namespace dxshim::install
