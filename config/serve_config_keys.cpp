@@ -88,6 +88,10 @@ void ApplyServeConfigFile(ServeConfig& config, const std::string& path) {
         if (!item.IsScalar())
           throw ConfigError(
               where.append(": key '").append(KeyText(key)).append("': not a name list"));
+        // An empty name would join into "" (read as the empty list, "-") or ",a": refused here.
+        if (TrimBlanks(item.Scalar()).empty())
+          throw ConfigError(
+              where.append(": key '").append(KeyText(key)).append("': an empty name in the list"));
         items.push_back(item.as<std::string>());
       }
       const std::string joined = JoinCommaList(items);

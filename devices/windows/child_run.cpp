@@ -197,10 +197,14 @@ std::string DescribeExit(unsigned long exit_code) {
 }
 
 std::wstring ThisProgramPath() {
-  wchar_t self[MAX_PATH * 4];
-  const DWORD length = GetModuleFileNameW(nullptr, self, static_cast<DWORD>(std::size(self)));
-  if (length == 0 || length >= std::size(self)) return L"";
-  return std::wstring(self, length);
+  // Long paths (\\?\ and LongPathsEnabled) reach 32767 characters: the buffer grows to that.
+  for (DWORD size = MAX_PATH; size <= 32768; size *= 2) {
+    std::wstring self(size, L'\0');
+    const DWORD length = GetModuleFileNameW(nullptr, self.data(), size);
+    if (length == 0) return L"";
+    if (length < size) return self.substr(0, length);
+  }
+  return L"";
 }
 
 void AppendArgument(std::wstring& line, const std::wstring& arg) {

@@ -18,6 +18,7 @@
 #include "devices/device_source.h"
 #include "devices/device_table.h"
 #include "devices/node_labels.h"
+#include "shim/base/comma_list.h"
 #include "shim/cli/node_system.h"
 #include "shim/cli/platform.h"
 #include "shim/doctor/dxshim_status.h"
@@ -93,11 +94,11 @@ void ReadDevicePluginKeys(const std::string& config, install::InstallOptions& o)
   }
 }
 
-std::vector<std::string> SplitComma(const std::string& text) {
+// --node-labels as kubelet reads its own flag: a comma list, blanks around each label dropped.
+std::vector<std::string> LabelsOfFlag(const std::string& text) {
   std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) out.push_back(item);
+  for (const std::string_view label : SplitCommaList(text)) {
+    if (!label.empty()) out.emplace_back(label);
   }
   return out;
 }
@@ -232,7 +233,7 @@ int RunInstall(int argc, char** argv) {
     if (labels == "auto") {
       o.plan.node_labels = GpuLabels(o.plan.dxshim_config);
     } else if (labels != "none") {
-      o.plan.node_labels = SplitComma(labels);
+      o.plan.node_labels = LabelsOfFlag(labels);
     }
   } catch (const std::exception& e) {
     std::cerr << "dxshim install: " << e.what() << "\n";

@@ -21,6 +21,9 @@ std::uint16_t PortOf(const sockaddr_storage& address) {
 // Whether a non-blocking connect ended (either way: SO_ERROR says how) within `timeout`. select,
 // not WSAPoll: before Windows 10 2004, WSAPoll never reports a connect that failed.
 bool ConnectFinished(NativeSocket s, std::chrono::milliseconds timeout) {
+  // A POSIX socket number at or past FD_SETSIZE has no place in an fd_set: refused before FD_SET.
+  const auto width = SelectWidth(s);
+  if (!width) return false;
   fd_set writable;
   fd_set failed;
   FD_ZERO(&writable);
@@ -30,8 +33,7 @@ bool ConnectFinished(NativeSocket s, std::chrono::milliseconds timeout) {
   timeval wait{};
   wait.tv_sec = static_cast<decltype(wait.tv_sec)>(timeout.count() / 1000);
   wait.tv_usec = static_cast<decltype(wait.tv_usec)>((timeout.count() % 1000) * 1000);
-  const auto width = SelectWidth(s);
-  return width && select(*width, nullptr, &writable, &failed, &wait) > 0;
+  return select(*width, nullptr, &writable, &failed, &wait) > 0;
 }
 
 }  // namespace

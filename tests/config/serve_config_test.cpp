@@ -221,6 +221,16 @@ TEST(ServeConfig, ErrorsNameFileLineAndKey) {
 
   msg = ErrorOf([&] { ApplyServeConfigFile(c, dir / "missing.yaml"); });
   EXPECT_NE(msg.find("cannot read"), std::string::npos) << msg;
+
+  // An empty name in a YAML list is refused, not read as "every namespace" (a list of one empty
+  // name would join into "", the empty list).
+  for (const char* list : {"[\"\"]", "[\"\", team-a]", "[\" \"]"}) {
+    msg = ErrorOf([&] {
+      ApplyServeConfigFile(c, WriteFile(dir, std::string("allow-namespaces: ") + list + "\n"));
+    });
+    EXPECT_NE(msg.find("'allow-namespaces': an empty name in the list"), std::string::npos)
+        << list << ": " << msg;
+  }
 }
 
 TEST(ServeConfig, FlagErrorsNameTheFlag) {

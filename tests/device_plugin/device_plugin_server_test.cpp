@@ -113,7 +113,9 @@ TEST_F(DevicePluginServerTest, ServesAndRegistersOnceKubeletIsThereThenKubeletAd
   TestKubelet kubelet(plugins_, /*start=*/false);
   auto server = MakeServer();
   server->Start();
-  // No kubelet.sock: nothing served (the server only serves once it exists).
+  // No kubelet.sock: nothing served (the server only serves once it exists). The watcher looks
+  // every 20 ms: after ten of its looks (a wait, not what is asserted) it has served nothing.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_FALSE(Exists(socket_));
   kubelet.Start();
   const auto request = kubelet.WaitForRegistration(1, kWait);

@@ -408,18 +408,20 @@ TEST_F(DevicePluginServiceTest, StopEndsTheOpenStreamsWithoutTellingOfTheirEnd) 
   PluginSlots slots(1);
   std::mutex mutex;
   std::vector<std::uint64_t> ended;
-  Served served(*snapshot_, slots, socket_, {}, [&](std::uint64_t number) {
-    std::lock_guard lock(mutex);
-    ended.push_back(number);
-  });
-  Watcher watcher(*served.stub);
-  ASSERT_TRUE(watcher.First().has_value());
-  served.service.Stop();
-  EXPECT_EQ(watcher.Finish().error_code(), grpc::StatusCode::OK);
-  // A stream opened while stopping ends at once, after its list.
-  Watcher late(*served.stub);
-  EXPECT_TRUE(late.First().has_value());
-  EXPECT_TRUE(late.Finish().ok());
+  {
+    Served served(*snapshot_, slots, socket_, {}, [&](std::uint64_t number) {
+      std::lock_guard lock(mutex);
+      ended.push_back(number);
+    });
+    Watcher watcher(*served.stub);
+    ASSERT_TRUE(watcher.First().has_value());
+    served.service.Stop();
+    EXPECT_EQ(watcher.Finish().error_code(), grpc::StatusCode::OK);
+    // A stream opened while stopping ends at once, after its list.
+    Watcher late(*served.stub);
+    EXPECT_TRUE(late.First().has_value());
+    EXPECT_TRUE(late.Finish().ok());
+  }  // the server shut down and waited for: every end it would report is reported by now
   std::lock_guard lock(mutex);
   EXPECT_TRUE(ended.empty());
 }

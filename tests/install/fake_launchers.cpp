@@ -12,7 +12,7 @@ namespace {
 std::string PipeOfEndpoint(std::string endpoint) {
   endpoint.erase(std::remove(endpoint.begin(), endpoint.end(), '"'), endpoint.end());
   const auto slash = endpoint.find_last_of("/\\");
-  return FakeNode::ToLowerAscii("\\\\.\\pipe\\" + endpoint.substr(slash + 1));
+  return ToLowerAscii("\\\\.\\pipe\\" + endpoint.substr(slash + 1));
 }
 
 std::optional<std::string> Match(const std::string& text, const std::string& pattern) {
@@ -37,13 +37,13 @@ std::optional<std::string> TableAddress(const std::string& toml, const std::stri
     }
     value = decoded;
   }
-  return FakeNode::ToLowerAscii(*value);
+  return ToLowerAscii(*value);
 }
 
 // The kubelet command line each launcher builds from what the installer may have changed.
 std::string KubeletCommandLine(FakeNode& n, const std::string& service_line) {
-  const auto at = FakeNode::ToLowerAscii(service_line).find("kubelet.exe");
-  if (FakeNode::ToLowerAscii(service_line).find("nssm.exe") == std::string::npos) {
+  const auto at = ToLowerAscii(service_line).find("kubelet.exe");
+  if (ToLowerAscii(service_line).find("nssm.exe") == std::string::npos) {
     return "C:\\k\\kubelet.exe" + service_line.substr(at + std::string("kubelet.exe").size());
   }
   const auto application = n.registry.at(FakeNode::RegistryName(kNssmKey, "Application")).data;
@@ -93,7 +93,7 @@ std::optional<CriCallers> FakeProbe::Callers(const std::string& pipe, std::strin
   CriCallers answer{answer_as != 0 ? answer_as : *server, {}};
   for (const auto& p : node_.processes) {
     if (p.program != "kubelet.exe" ||
-        PipeOfKubelet(node_, p.command_line) != FakeNode::ToLowerAscii(pipe)) {
+        PipeOfKubelet(node_, p.command_line) != ToLowerAscii(pipe)) {
       continue;
     }
     const auto since = std::max(node_.started_at[p.pid], node_.started_at[*server]) + 10;

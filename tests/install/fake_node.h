@@ -39,11 +39,6 @@ class FakeNode : public NodeSystem {
   std::uint32_t next_pid = 1000;
   std::int64_t now_ms = 1'700'000'000'000;
 
-  static std::string ToLowerAscii(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-  }
   static std::string RegistryName(const std::string& key, const std::string& name) {
     return ToLowerAscii(key) + "\\" + name;
   }
