@@ -59,7 +59,8 @@ inline std::vector<std::string> Sections(const std::string& text, std::size_t mo
 }
 
 // The span of `before` that differs from `after`: [prefix, before.size() - suffix), with the
-// common prefix and suffix as long as they go.
+// common prefix and suffix as long as they go. Equal texts give an empty span at the end, which
+// lies inside no value: a caller checks `before == after` first.
 struct Changed {
   std::size_t begin = 0;
   std::size_t end = 0;

@@ -52,7 +52,7 @@ class FuzzNode : public install::test::FakeNode {
  public:
   explicit FuzzNode(std::vector<std::string> sections) : sections_(std::move(sections)) {}
   std::optional<std::string> ReadFile(const std::string& path) override {
-    const std::string lower = ToLowerAscii(path);
+    const std::string lower = dxshim::ToLowerAscii(path);
     const auto ends = [&](std::string_view suffix) {
       return lower.size() >= suffix.size() && lower.ends_with(suffix);
     };
@@ -62,8 +62,8 @@ class FuzzNode : public install::test::FakeNode {
     return sections_[kConfig];
   }
   std::vector<std::string> ListFiles(const std::string& folder) override {
-    return {ToLowerAscii(folder).find("rancher") != std::string::npos ? "50-operator.yaml"
-                                                                      : "10-dropin.conf"};
+    return {dxshim::ToLowerAscii(folder).find("rancher") != std::string::npos ? "50-operator.yaml"
+                                                                              : "10-dropin.conf"};
   }
 
  private:

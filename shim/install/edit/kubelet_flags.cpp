@@ -159,8 +159,11 @@ std::string SetFlag(std::string_view line, std::string_view name, std::string_vi
       replacements.push_back(
           {value_word.begin, value_word.end, EncodeValue(value, false, value_word.quoted)});
     } else if (flag.bare) {
+      // Where the flag's text ends, which may be inside quotes (`"--config"`): the value goes
+      // there, and its encoding closes a quote left open, in place of what followed.
       const WordPoint end = SplitWord(line, word, word.text.size());
-      replacements.push_back({word.end, word.end, "=" + EncodeValue(value, end.in_quotes, false)});
+      replacements.push_back(
+          {end.offset, word.end, "=" + EncodeValue(value, end.in_quotes, false)});
     } else {
       const WordPoint point = SplitWord(line, word, word.text.find('=') + 1);
       const bool was_quoted =

@@ -296,6 +296,20 @@ TEST(NodeKubeletFlags, AppParametersAreArgumentsWithNoProgram) {
   EXPECT_EQ(FindFlag(SplitArguments(added), "node-labels")->value, "a=\"b c\"");
 }
 
+// Fuzzing (kubelet_flags_fuzz, found in a local CI run): a bare flag written inside quotes
+// (`"--config"`) got its value after the closing quote, with that quote's close in the value:
+// `"--config"=C:\Program Files\c.yaml"` read back as `--config=C:\Program`.
+TEST(NodeKubeletFlags, ABareFlagInQuotesGetsItsValueInsideThem) {
+  const std::string line = R"(C:\k\kubelet.exe "--config" --v=2)";
+  const std::string out = SetFlag(line, "config", R"(C:\Program Files\c.yaml)", 1);
+  EXPECT_EQ(out, R"(C:\k\kubelet.exe "--config=C:\Program Files\c.yaml" --v=2)");
+  const auto found = FindFlagOccurrences(SplitCommandLine(out), "config", 1);
+  ASSERT_EQ(found.size(), 1U);
+  EXPECT_EQ(found[0].value, R"(C:\Program Files\c.yaml)");
+  // Not in quotes: as before, the value follows the flag.
+  EXPECT_EQ(SetFlag("k.exe --config --v=2", "config", "a b", 1), R"(k.exe --config="a b" --v=2)");
+}
+
 TEST(NodeKubeletFlags, AValueThatLooksLikeAFlagJoinsItsName) {
   // `--v -3` would read as a bare --v and a flag -3.
   EXPECT_EQ(SetFlag("kubelet.exe --v x --a", "v", "-3", 1), "kubelet.exe --v=-3 --a");
