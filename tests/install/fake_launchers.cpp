@@ -92,8 +92,7 @@ std::optional<CriCallers> FakeProbe::Callers(const std::string& pipe, std::strin
   }
   CriCallers answer{answer_as != 0 ? answer_as : *server, {}};
   for (const auto& p : node_.processes) {
-    if (p.program != "kubelet.exe" ||
-        PipeOfKubelet(node_, p.command_line) != ToLowerAscii(pipe)) {
+    if (p.program != "kubelet.exe" || PipeOfKubelet(node_, p.command_line) != ToLowerAscii(pipe)) {
       continue;
     }
     const auto since = std::max(node_.started_at[p.pid], node_.started_at[*server]) + 10;
