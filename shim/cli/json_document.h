@@ -7,13 +7,10 @@
 
 #include <string>
 
+#include "shim/base/json_document.h"
 #include "shim/gpu/injection.h"
 
 namespace dxshim {
-
-// Pretty-printed JSON (2-space indent). Scalars quoted in the input stay strings; unquoted
-// numbers, true, false and null stay what they were.
-std::string EmitJson(const YAML::Node& node);
 
 // Applies the plan to a crictl container config document (snake_case field names).
 void ApplyPlanToJson(const InjectionPlan& plan, YAML::Node& container);

@@ -1,5 +1,6 @@
 #include "shim/install/install_describe.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
@@ -12,13 +13,6 @@ std::string Seconds(std::int64_t ms) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f s", static_cast<double>(ms) / 1000.0);
   return text;
-}
-
-const Step* Opening(const std::vector<Step>& steps) {
-  for (const Step& step : steps) {
-    if (step.opens_window && step.state != Step::State::kPending) return &step;
-  }
-  return nullptr;
 }
 
 }  // namespace
@@ -66,18 +60,21 @@ std::vector<std::string> DescribeSteps(const std::vector<Step>& steps) {
 
 std::optional<std::string> DescribeWindow(const std::vector<Step>& steps,
                                           const std::optional<Proof>& proof) {
-  const Step* opening = Opening(steps);
-  if (!opening) return std::nullopt;
+  // The window opens at the begin of the first step that opens it...
+  const auto opening = std::find_if(steps.begin(), steps.end(), [](const Step& step) {
+    return step.opens_window && step.state != Step::State::kPending;
+  });
+  if (opening == steps.end()) return std::nullopt;
   const std::string from = "from the stop of service " + opening->service;
-  for (const Step& step : steps) {
-    if (!step.closes_window || step.state != Step::State::kDone) continue;
-    if (const auto window = RuntimeWindow(steps)) {
-      return "kubelet had no runtime for " + Seconds(window->count()) + " (" + from +
-             (step.kind == Step::Kind::kWaitRuntime
-                  ? " to the first CRI call answered through " + step.pipe
-                  : " to its start") +
-             ")";
-    }
+  // ...and closes at the end of the first done step from there on that closes it.
+  for (auto step = opening; step != steps.end(); ++step) {
+    if (!step->closes_window || step->state != Step::State::kDone) continue;
+    return "kubelet had no runtime for " + Seconds(step->done_unix_ms - opening->begun_unix_ms) +
+           " (" + from +
+           (step->kind == Step::Kind::kWaitRuntime
+                ? " to the first CRI call answered through " + step->pipe
+                : " to its start") +
+           ")";
   }
   if (!proof) return std::nullopt;
   // An endpoint switch restarts kubelet itself: down until its new process calls dxshim.

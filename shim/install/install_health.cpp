@@ -14,15 +14,14 @@ namespace {
 using Level = InstallFinding::Level;
 
 std::vector<InstallFinding> Interrupted(const Procedure& p) {
-  std::size_t done = 0;
-  while (done < p.steps.size() && p.steps[done].state == Step::State::kDone) ++done;
-  const std::string next = done < p.steps.size() ? " (next: " + p.steps[done].Describe() + ")" : "";
-  return {{Level::kFailed,
-           "an interrupted " + std::string(ProcedureName(p.kind)) + " stopped after step " +
-               std::to_string(done) + " of " + std::to_string(p.steps.size()) + next,
-           p.kind == Procedure::Kind::kUninstall
-               ? "run `dxshim uninstall` again: it finishes the uninstall"
-               : "run `dxshim install` again: it finishes what was begun (or `dxshim uninstall`)"}};
+  const auto next = std::find_if(p.steps.begin(), p.steps.end(),
+                                 [](const Step& step) { return step.state != Step::State::kDone; });
+  return {
+      {Level::kFailed,
+       DescribeInterrupted(p) + (next == p.steps.end() ? "" : " (next: " + next->Describe() + ")"),
+       p.kind == Procedure::Kind::kUninstall
+           ? "run `dxshim uninstall` again: it finishes the uninstall"
+           : "run `dxshim install` again: it finishes what was begun (or `dxshim uninstall`)"}};
 }
 
 // containerd's config.toml as the takeover recorded it: its TTRPC pipe where it was before.

@@ -4,8 +4,7 @@
 
 #include <array>
 
-#include "shim/base/comma_list.h"
-#include "shim/base/json_text.h"
+#include "shim/base/json_document.h"
 
 namespace dxshim::install {
 namespace {
@@ -86,45 +85,77 @@ constexpr std::array<std::pair<Procedure::Kind, std::string_view>, 3> kProcedure
     {Procedure::Kind::kUninstall, "uninstall"},
 }};
 
-std::string Bool(bool b) { return b ? "true" : "false"; }
-
-std::string ChangeJson(const NodeChange& c, const std::string& indent) {
-  return "{\"kind\": " + JsonString(NameOf(kChangeKinds, c.kind)) +
-         ", \"target\": " + JsonString(c.target) + ", \"name\": " + JsonString(c.name) +
-         ", \"expand\": " + Bool(c.expand) + ",\n" + indent + " \"why\": " + JsonString(c.why) +
-         ",\n" + indent + " \"beforeExists\": " + Bool(c.before.has_value()) +
-         ", \"before\": " + JsonString(Base64(c.before.value_or(""))) + ",\n" + indent +
-         " \"after\": " + JsonString(Base64(c.after)) + "}";
+// A string field, written quoted whatever it looks like.
+YAML::Node Text(const std::string& s) {
+  YAML::Node n(s);
+  n.SetTag(kJsonStringTag);
+  return n;
 }
 
-std::string ChangesJson(const std::vector<NodeChange>& changes, const std::string& indent) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < changes.size(); ++i) {
-    out += (i ? ",\n" : "\n") + indent + ChangeJson(changes[i], indent);
-  }
-  return out + (changes.empty() ? "]" : "\n" + indent.substr(2) + "]");
+// The journal as a JSON document: the values first (names, base64), then the nodes that hold
+// them.
+YAML::Node ChangeNode(const NodeChange& c) {
+  const std::string kind(NameOf(kChangeKinds, c.kind));
+  const std::string before = Base64(c.before.value_or(""));
+  const std::string after = Base64(c.after);
+  YAML::Node n(YAML::NodeType::Map);
+  n["kind"] = Text(kind);
+  n["target"] = Text(c.target);
+  n["name"] = Text(c.name);
+  n["expand"] = c.expand;
+  n["why"] = Text(c.why);
+  n["beforeExists"] = c.before.has_value();
+  n["before"] = Text(before);
+  n["after"] = Text(after);
+  return n;
 }
 
-std::string StepJson(const Step& s) {
-  std::string out = "{\"step\": " + JsonString(NameOf(kStepKindNames, s.kind)) +
-                    ", \"state\": " + JsonString(NameOf(kStates, s.state)) +
-                    ", \"begun\": " + std::to_string(s.begun_unix_ms) +
-                    ", \"done\": " + std::to_string(s.done_unix_ms);
-  if (s.remove) out += ", \"remove\": true";
-  if (s.opens_window) out += ", \"opensWindow\": true";
-  if (s.closes_window) out += ", \"closesWindow\": true";
-  if (!s.service.empty()) out += ", \"service\": " + JsonString(s.service);
-  if (!s.pipe.empty()) out += ", \"pipe\": " + JsonString(s.pipe);
-  if (s.kind == Step::Kind::kWrite)
-    out += ",\n       \"change\": " + ChangeJson(s.change, "       ");
+YAML::Node ChangesNode(const std::vector<NodeChange>& changes) {
+  YAML::Node list(YAML::NodeType::Sequence);
+  for (const NodeChange& c : changes) list.push_back(ChangeNode(c));
+  return list;
+}
+
+YAML::Node StepNode(const Step& s) {
+  const std::string kind(NameOf(kStepKindNames, s.kind));
+  const std::string state(NameOf(kStates, s.state));
+  const std::optional<YAML::Node> change =
+      s.kind == Step::Kind::kWrite ? std::optional(ChangeNode(s.change)) : std::nullopt;
+  YAML::Node n(YAML::NodeType::Map);
+  n["step"] = Text(kind);
+  n["state"] = Text(state);
+  n["begun"] = s.begun_unix_ms;
+  n["done"] = s.done_unix_ms;
+  if (s.remove) n["remove"] = true;
+  if (s.opens_window) n["opensWindow"] = true;
+  if (s.closes_window) n["closesWindow"] = true;
+  if (!s.service.empty()) n["service"] = Text(s.service);
+  if (!s.pipe.empty()) n["pipe"] = Text(s.pipe);
+  if (change) n["change"] = *change;
   if (s.kind == Step::Kind::kCreateService) {
-    const std::string dependencies = JoinList(s.spec.dependencies, ", ", JsonString);
-    out += ",\n       \"spec\": {\"name\": " + JsonString(s.spec.name) +
-           ", \"displayName\": " + JsonString(s.spec.display_name) +
-           ", \"commandLine\": " + JsonString(s.spec.command_line) + ", \"dependencies\": [" +
-           dependencies + "]}";
+    YAML::Node spec(YAML::NodeType::Map);
+    spec["name"] = Text(s.spec.name);
+    spec["displayName"] = Text(s.spec.display_name);
+    spec["commandLine"] = Text(s.spec.command_line);
+    YAML::Node dependencies(YAML::NodeType::Sequence);
+    for (const auto& d : s.spec.dependencies) dependencies.push_back(Text(d));
+    spec["dependencies"] = dependencies;
+    n["spec"] = spec;
   }
-  return out + "}";
+  return n;
+}
+
+YAML::Node ProcedureNode(const Procedure& p) {
+  const std::string kind(NameOf(kProcedures, p.kind));
+  const YAML::Node changes = ChangesNode(p.changes);
+  YAML::Node steps(YAML::NodeType::Sequence);
+  for (const Step& s : p.steps) steps.push_back(StepNode(s));
+  YAML::Node n(YAML::NodeType::Map);
+  n["kind"] = Text(kind);
+  n["createsService"] = p.creates_service;
+  n["changes"] = changes;
+  n["steps"] = steps;
+  return n;
 }
 
 std::string Field(const YAML::Node& node, const char* key) {
@@ -202,6 +233,15 @@ Procedure ReadProcedure(const YAML::Node& node) {
 
 std::string_view ProcedureName(Procedure::Kind kind) { return NameOf(kProcedures, kind); }
 
+std::string DescribeInterrupted(const Procedure& p) {
+  std::size_t done = 0;
+  while (done < p.steps.size() && p.steps[done].state == Step::State::kDone) ++done;
+  return "an interrupted " + std::string(ProcedureName(p.kind)) + " stopped after step " +
+         std::to_string(done) + " of " + std::to_string(p.steps.size());
+}
+
+bool InstallJournal::Empty() const { return changes.empty() && !created_service && !procedure; }
+
 void InstallJournal::Merge(const std::vector<NodeChange>& later) {
   for (const auto& change : later) {
     bool merged = false;
@@ -217,7 +257,11 @@ void InstallJournal::Merge(const std::vector<NodeChange>& later) {
 }
 
 std::string WriteInstallJournal(const InstallJournal& j) {
-  std::string out = "{\n  \"version\": " + std::to_string(kVersion) + ",\n";
+  const YAML::Node changes = ChangesNode(j.changes);
+  const std::optional<YAML::Node> procedure =
+      j.procedure ? std::optional(ProcedureNode(*j.procedure)) : std::nullopt;
+  YAML::Node root(YAML::NodeType::Map);
+  root["version"] = kVersion;
   for (const auto& [key, value] : std::vector<std::pair<const char*, std::string>>{
            {"mode", j.mode},
            {"launcher", j.launcher},
@@ -227,22 +271,13 @@ std::string WriteInstallJournal(const InstallJournal& j) {
            {"kubeletPipeBefore", j.kubelet_pipe_before},
            {"kubeletPipe", j.kubelet_pipe},
            {"movedPipe", j.moved_pipe}}) {
-    out += std::string("  \"") + key + "\": " + JsonString(value) + ",\n";
+    root[key] = Text(value);
   }
-  out += "  \"createdService\": " + Bool(j.created_service) + ",\n";
-  out += "  \"dxshimWasRunning\": " + Bool(j.dxshim_was_running) + ",\n";
-  out += "  \"changes\": " + ChangesJson(j.changes, "    ");
-  if (j.procedure) {
-    const Procedure& p = *j.procedure;
-    out += ",\n  \"procedure\": {\n    \"kind\": " + JsonString(ProcedureName(p.kind)) +
-           ",\n    \"createsService\": " + Bool(p.creates_service) +
-           ",\n    \"changes\": " + ChangesJson(p.changes, "      ") + ",\n    \"steps\": [";
-    for (std::size_t i = 0; i < p.steps.size(); ++i) {
-      out += (i ? ",\n      " : "\n      ") + StepJson(p.steps[i]);
-    }
-    out += p.steps.empty() ? "]\n  }" : "\n    ]\n  }";
-  }
-  return out + "\n}\n";
+  root["createdService"] = j.created_service;
+  root["dxshimWasRunning"] = j.dxshim_was_running;
+  root["changes"] = changes;
+  if (procedure) root["procedure"] = *procedure;
+  return EmitJson(root);
 }
 
 InstallJournal ReadInstallJournal(const std::string& text) {

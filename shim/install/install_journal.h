@@ -27,6 +27,8 @@ struct Procedure {
   bool operator==(const Procedure&) const = default;
 };
 std::string_view ProcedureName(Procedure::Kind kind);  // "install", "rollback", "uninstall"
+// "an interrupted install stopped after step 2 of 9": a procedure a run left unfinished.
+std::string DescribeInterrupted(const Procedure& p);
 
 struct InstallJournal {
   std::string mode;  // "endpoint", "takeover" or "service-only"
@@ -42,6 +44,8 @@ struct InstallJournal {
   std::vector<NodeChange> changes;     // the record: each value's first `before`, last `after`
   std::optional<Procedure> procedure;  // one in progress (left by an interrupted run)
 
+  // Records nothing: no change, no service created, no procedure in progress (the file goes).
+  bool Empty() const;
   // Adds the changes of an install: a target already recorded keeps its first `before` (the
   // node as it was before dxshim) and takes the new `after`.
   void Merge(const std::vector<NodeChange>& later);

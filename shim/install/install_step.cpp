@@ -95,8 +95,6 @@ std::string Step::Describe() const {
 
 void ApplyStep(const Step& step, StepContext& c) {
   switch (step.kind) {
-    case Step::Kind::kWrite:
-      return Write(step, c.node);
     case Step::Kind::kCreateService:
       return Create(step, c.node);
     case Step::Kind::kDeleteService:
@@ -116,6 +114,8 @@ void ApplyStep(const Step& step, StepContext& c) {
       return WaitPipe(step, c);
     case Step::Kind::kWaitRuntime:
       return WaitRuntime(step, c);
+    case Step::Kind::kWrite:
+      return Write(step, c.node);
   }
 }
 
@@ -135,19 +135,6 @@ void RunSteps(std::vector<Step>& steps, StepContext& c) {
     c.save();
     if (c.interrupt) c.interrupt(i, StepPoint::kDone);
   }
-}
-
-std::optional<milliseconds> RuntimeWindow(const std::vector<Step>& steps) {
-  std::optional<std::int64_t> opened;
-  for (const Step& step : steps) {
-    if (step.opens_window && step.state != Step::State::kPending && !opened) {
-      opened = step.begun_unix_ms;
-    }
-    if (step.closes_window && step.state == Step::State::kDone && opened) {
-      return milliseconds(step.done_unix_ms - *opened);
-    }
-  }
-  return std::nullopt;
 }
 
 }  // namespace dxshim::install

@@ -66,13 +66,17 @@ std::string_view StepKindName(Step::Kind kind);  // "write", "create-service", .
 // begun, after it is applied, after it is journaled as done.
 enum class StepPoint { kBegun, kApplied, kDone };
 
+using Say = std::function<void(const std::string&)>;
+// Tests only: called at each point of each step; it may end the process there.
+using Interrupt = std::function<void(std::size_t step, StepPoint point)>;
+
 struct StepContext {
   NodeSystem& node;
   DxshimProbe* probe = nullptr;  // kWaitRuntime needs it
   std::chrono::milliseconds timeout{std::chrono::seconds(90)};
-  std::function<void(const std::string&)> say;
+  Say say;
   std::function<void()> save;  // writes the journal (the steps' states are part of it)
-  std::function<void(std::size_t, StepPoint)> interrupt;  // tests only; may not return
+  Interrupt interrupt;         // tests only; may not return
 };
 
 // Applies one step. Throws NodeError naming the step and what went wrong: a write whose target
@@ -83,9 +87,5 @@ void ApplyStep(const Step& step, StepContext& context);
 // Runs every step that is not done, in order: journaled as begun, applied, journaled as done.
 // Throws what ApplyStep throws, the step's state left as begun.
 void RunSteps(std::vector<Step>& steps, StepContext& context);
-
-// How long kubelet had no runtime, by the steps' times: from the begin of the step that opens the
-// window to the end of the one that closes it; nullopt when the steps have no such pair done.
-std::optional<std::chrono::milliseconds> RuntimeWindow(const std::vector<Step>& steps);
 
 }  // namespace dxshim::install

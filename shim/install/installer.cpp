@@ -1,124 +1,20 @@
 #include "shim/install/installer.h"
 
-#include <algorithm>
-#include <cctype>
-
 #include "shim/base/ascii_case.h"
 #include "shim/install/install_describe.h"
 #include "shim/install/install_procedure.h"
 #include "shim/install/journal_file.h"
-#include "shim/install/kubelet/kubelet_proof.h"
 #include "shim/install/kubelet/other_gpu_plugins.h"
+#include "shim/install/procedure_run.h"
 #include "shim/install/undo_plan.h"
 
 namespace dxshim::install {
 namespace {
 
-using std::chrono::milliseconds;
-
-// What the phases share.
-struct Run {
-  NodeSystem& node;
-  DxshimProbe& probe;
-  std::string path;  // the journal
-  milliseconds service_timeout;
-  milliseconds proof_timeout;
-  Say say;
-  Interrupt interrupt;
-  std::vector<std::string> labels;  // install: the node's GPU labels, said once proven
-};
+using Run = ProcedureRun;
 
 void SayAll(const Say& say, const std::vector<std::string>& lines) {
   for (const auto& line : lines) say(line);
-}
-
-// apply: the journal's procedure, to its end, the journal saved at each step.
-void Apply(Run& r, InstallJournal& journal) {
-  StepContext context{
-      r.node,     &r.probe, r.service_timeout, r.say, [&] { SaveJournal(r.node, r.path, journal); },
-      r.interrupt};
-  RunSteps(journal.procedure->steps, context);
-}
-
-// roll back: what the install in progress did, undone; the journal back to its record.
-int RollBack(Run& r, InstallJournal& journal, const std::string& failure) {
-  r.say("install failed: " + failure + " -- rolling back");
-  const Undo undo = PlanUndo(r.node, journal, /*whole=*/false);
-  SayAll(r.say, undo.notes);
-  try {
-    if (!undo.refusals.empty()) throw NodeError(undo.refusals.front());
-    journal.procedure = Procedure{Procedure::Kind::kRollback, {}, false, UndoSteps(undo.plan)};
-    SaveJournal(r.node, r.path, journal);
-    Apply(r, journal);
-    if (const auto window = DescribeWindow(journal.procedure->steps, std::nullopt)) r.say(*window);
-    EndProcedure(r.node, r.path, journal);
-    r.say("rolled back: the node is as it was before this install");
-  } catch (const std::exception& e) {
-    r.say(std::string("ROLLBACK FAILED: ") + e.what() + "; the journal " + r.path +
-          " says what install changed (run dxshim install or uninstall again to finish)");
-  }
-  return kFailed;
-}
-
-// prove: dxshim says kubelet calls it (service-only: that dxshim serves, and whether kubelet
-// calls).
-Proof Prove(Run& r, const InstallJournal& journal) {
-  const ProofTarget target{journal.kubelet_pipe, journal.dxshim_service};
-  if (journal.mode != "service-only") {
-    return ProveKubeletUses(r.node, r.probe, target, r.proof_timeout);
-  }
-  Proof proof = CheckKubeletUses(r.node, r.probe, target);
-  if (proof.ok) {
-    r.say("kubelet already uses dxshim: " + proof.what);
-  } else if (proof.dxshim_pid) {
-    r.say("not proven: " + proof.what + "; it will once kubelet is pointed at dxshim");
-    proof.ok = true;  // what service-only installs is proven: dxshim serves and answers
-  }
-  return proof;
-}
-
-// The install in progress, applied and proven, then recorded; rolled back without the proof.
-int ApplyAndProve(Run& r, InstallJournal& journal) {
-  std::string failure;
-  try {
-    Apply(r, journal);
-    const Proof proof = Prove(r, journal);
-    if (proof.ok) {
-      r.say("proof: " + proof.what);
-      if (const auto window = DescribeWindow(journal.procedure->steps, proof)) r.say(*window);
-      journal.Merge(journal.procedure->changes);
-      journal.created_service = journal.created_service || journal.procedure->creates_service;
-      EndProcedure(r.node, r.path, journal);
-      return kInstalled;
-    }
-    failure = "kubelet is not proven to use dxshim: " + proof.what;
-  } catch (const std::exception& e) {
-    failure = e.what();
-  }
-  return RollBack(r, journal, failure);
-}
-
-// A procedure an interrupted run left: finished first.
-int FinishInterrupted(Run& r, InstallJournal& journal) {
-  const Procedure& p = *journal.procedure;
-  std::size_t done = 0;
-  while (done < p.steps.size() && p.steps[done].state == Step::State::kDone) ++done;
-  r.say("an interrupted " + std::string(ProcedureName(p.kind)) + " stopped after step " +
-        std::to_string(done) + " of " + std::to_string(p.steps.size()) + ": finishing it first");
-  if (p.kind == Procedure::Kind::kInstall) return ApplyAndProve(r, journal);
-  try {
-    Apply(r, journal);
-  } catch (const std::exception& e) {
-    r.say(std::string("cannot finish it: ") + e.what() + "; the journal " + r.path + " is kept");
-    return kFailed;
-  }
-  if (p.kind == Procedure::Kind::kUninstall) {
-    r.node.RemoveFile(r.path);
-    journal = InstallJournal{};
-    return kInstalled;
-  }
-  EndProcedure(r.node, r.path, journal);
-  return kInstalled;
 }
 
 // check: another GPU device plugin registered with kubelet refuses install (unless allowed),
@@ -221,7 +117,9 @@ std::string NodeName(NodeSystem& node, const KubeletLaunch& launch) {
 void SayInstalled(Run& r, const InstallOptions& o, const KubeletLaunch& launch,
                   const InstallPlan& plan) {
   if (plan.mode != InstallMode::kServiceOnly) {
-    if (!r.labels.empty()) r.say(LabelCommand(NodeName(r.node, launch), r.labels));
+    if (!o.plan.node_labels.empty()) {
+      r.say(LabelCommand(NodeName(r.node, launch), o.plan.node_labels));
+    }
     r.say("installed: kubelet talks to containerd through dxshim");
     return;
   }
@@ -240,32 +138,6 @@ std::string NothingRecorded(const UninstallOptions& o) {
          o.service + ").";
 }
 
-// uninstall proper: every change the journal records undone, unless one was edited since.
-int UndoAll(Run& r, InstallJournal& journal) {
-  const Undo undo = PlanUndo(r.node, journal, /*whole=*/true);
-  if (!undo.refusals.empty()) {
-    std::string list;
-    for (const auto& why : undo.refusals) list += "\n  " + why;
-    r.say("uninstall refused, nothing changed: restore these or edit " + r.path + ":" + list);
-    return kFailed;
-  }
-  SayAll(r.say, undo.notes);
-  journal.procedure = Procedure{Procedure::Kind::kUninstall, {}, false, UndoSteps(undo.plan)};
-  SayAll(r.say, DescribeSteps(journal.procedure->steps));
-  try {
-    SaveJournal(r.node, r.path, journal);
-    Apply(r, journal);
-  } catch (const std::exception& e) {
-    r.say(std::string("uninstall failed: ") + e.what() + "; the journal " + r.path +
-          " is kept (run dxshim uninstall again to finish)");
-    return kFailed;
-  }
-  if (const auto window = DescribeWindow(journal.procedure->steps, std::nullopt)) r.say(*window);
-  r.node.RemoveFile(r.path);
-  r.say("uninstalled: kubelet talks to containerd directly again");
-  return kInstalled;
-}
-
 }  // namespace
 
 int Install(NodeSystem& node, DxshimProbe& probe, const InstallOptions& o) {
@@ -275,8 +147,7 @@ int Install(NodeSystem& node, DxshimProbe& probe, const InstallOptions& o) {
         o.service_timeout,
         o.proof_timeout,
         o.say ? o.say : [](const std::string&) {},
-        o.interrupt,
-        o.plan.node_labels};
+        o.interrupt};
   std::optional<InstallJournal> journal;
   try {
     journal = LoadJournal(node, o.record_path);
@@ -286,8 +157,8 @@ int Install(NodeSystem& node, DxshimProbe& probe, const InstallOptions& o) {
   }
   // An interrupted run is finished first, whatever registered since: the journal promises it.
   if (journal && journal->procedure && !o.dry_run) {
-    if (FinishInterrupted(r, *journal) != kInstalled) return kFailed;
-    if (journal->changes.empty() && !journal->created_service) journal.reset();
+    if (!CarryOut(r, *journal, Start::kInterrupted)) return kFailed;
+    if (journal->Empty()) journal.reset();
   } else if (const auto code = OtherPluginsPhase(r, o)) {
     return *code;
   }
@@ -298,15 +169,9 @@ int Install(NodeSystem& node, DxshimProbe& probe, const InstallOptions& o) {
   SayAll(r.say, DescribePlan(plan, j.procedure->steps));
   if (o.dry_run) return kInstalled;
   if (plan.Empty()) r.say("nothing to change: no service restarted");
-  try {
-    SaveJournal(node, o.record_path, j);
-  } catch (const NodeError& e) {
-    r.say(std::string("install refused: cannot write the install record: ") + e.what());
-    return kFailed;
-  }
-  const int code = ApplyAndProve(r, j);
-  if (code == kInstalled) SayInstalled(r, o, launch, plan);
-  return code;
+  if (!CarryOut(r, j, Start::kNew)) return kFailed;
+  SayInstalled(r, o, launch, plan);
+  return kInstalled;
 }
 
 int Uninstall(NodeSystem& node, DxshimProbe& probe, const UninstallOptions& o) {
@@ -316,8 +181,7 @@ int Uninstall(NodeSystem& node, DxshimProbe& probe, const UninstallOptions& o) {
         o.service_timeout,
         {},
         o.say ? o.say : [](const std::string&) {},
-        o.interrupt,
-        {}};
+        o.interrupt};
   std::optional<InstallJournal> journal;
   try {
     journal = LoadJournal(node, o.record_path);
@@ -329,14 +193,29 @@ int Uninstall(NodeSystem& node, DxshimProbe& probe, const UninstallOptions& o) {
     r.say(NothingRecorded(o));
     return kFailed;
   }
+  // An interrupted rollback or uninstall is finished first; an install in progress is undone
+  // with the rest.
   if (journal->procedure && journal->procedure->kind != Procedure::Kind::kInstall) {
-    if (FinishInterrupted(r, *journal) != kInstalled) return kFailed;
-    if (!node.ReadFile(o.record_path)) {
-      r.say("uninstalled: kubelet talks to containerd directly again");
-      return kInstalled;
-    }
+    if (!CarryOut(r, *journal, Start::kInterrupted)) return kFailed;
   }
-  return UndoAll(r, *journal);
+  const std::string done = "uninstalled: kubelet talks to containerd directly again";
+  if (journal->Empty()) {
+    r.say(done);
+    return kInstalled;
+  }
+  const Undo undo = PlanUndo(node, *journal, /*whole=*/true);
+  if (!undo.refusals.empty()) {
+    std::string list;
+    for (const auto& why : undo.refusals) list += "\n  " + why;
+    r.say("uninstall refused, nothing changed: restore these or edit " + r.path + ":" + list);
+    return kFailed;
+  }
+  SayAll(r.say, undo.notes);
+  journal->procedure = Procedure{Procedure::Kind::kUninstall, {}, false, UndoSteps(undo.plan)};
+  SayAll(r.say, DescribeSteps(journal->procedure->steps));
+  if (!CarryOut(r, *journal, Start::kNew)) return kFailed;
+  r.say(done);
+  return kInstalled;
 }
 
 }  // namespace dxshim::install

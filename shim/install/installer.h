@@ -2,11 +2,12 @@
 //   check    -> no other GPU device plugin registered with kubelet (other_gpu_plugins.h)
 //   plan     -> find kubelet's launcher and compute every change (install_plan.h)
 //   describe -> say what will change, and stop there for --dry-run
-//   journal  -> record the steps before any is applied (install_journal.h)
-//   apply    -> run them, each journaled as begun and as done (install_step.h)
+//   journal  -> the steps, as the procedure in progress (install_journal.h)
+// and then the procedure is carried out (procedure_run.h): recorded before any step is applied,
+//   apply    -> run, each step journaled as begun and as done (install_step.h)
 //   prove    -> dxshim itself says the running kubelet makes its CRI calls through it
 //               (kubelet_proof.h), and how long kubelet had no runtime is said
-//   roll back-> without the proof, undo what this install did (undo_plan.h)
+//   roll back-> without the proof, what this install did undone (undo_plan.h), in the same loop
 // A journal left by an interrupted run is dealt with first: an install in progress is finished
 // (then proven, or rolled back), a rollback or an uninstall in progress is finished. Uninstall
 // undoes whatever the journal holds, a finished install or any part of one.
@@ -34,10 +35,6 @@ enum InstallExit : int {
   kUsage = 2,           // bad options
   kUnknownLauncher = 3  // nothing changed; the setting to change was printed
 };
-
-using Say = std::function<void(const std::string&)>;
-// Tests only: called at each point of each step (install_step.h); it may end the process there.
-using Interrupt = std::function<void(std::size_t step, StepPoint point)>;
 
 struct InstallOptions {
   PlanOptions plan;

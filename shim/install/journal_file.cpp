@@ -17,16 +17,11 @@ std::optional<InstallJournal> LoadJournal(NodeSystem& node, const std::string& p
   }
 }
 
-void SaveJournal(NodeSystem& node, const std::string& path, const InstallJournal& journal) {
-  node.WriteFile(path, WriteInstallJournal(journal));
-}
-
-void EndProcedure(NodeSystem& node, const std::string& path, InstallJournal& journal) {
-  journal.procedure.reset();
-  if (journal.changes.empty() && !journal.created_service) {
+void KeepJournal(NodeSystem& node, const std::string& path, const InstallJournal& journal) {
+  if (journal.Empty()) {
     node.RemoveFile(path);
   } else {
-    SaveJournal(node, path, journal);
+    node.WriteFile(path, WriteInstallJournal(journal));
   }
 }
 

@@ -12,8 +12,8 @@ namespace dxshim::install {
 
 // nullopt when there is none. Throws NodeError when it is not trusted or cannot be read.
 std::optional<InstallJournal> LoadJournal(NodeSystem& node, const std::string& path);
-void SaveJournal(NodeSystem& node, const std::string& path, const InstallJournal& journal);
-// The journal once its procedure is over: saved without it, or removed when it records nothing.
-void EndProcedure(NodeSystem& node, const std::string& path, InstallJournal& journal);
+// The journal on disk as it is in memory: written, or removed when it records nothing (Empty).
+// Throws NodeError when it cannot be.
+void KeepJournal(NodeSystem& node, const std::string& path, const InstallJournal& journal);
 
 }  // namespace dxshim::install

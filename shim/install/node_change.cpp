@@ -1,5 +1,9 @@
 #include "shim/install/node_change.h"
 
+#include <algorithm>
+
+#include "shim/base/ascii_case.h"
+
 namespace dxshim::install {
 
 std::string NodeChange::Describe() const {
@@ -76,6 +80,12 @@ std::vector<std::string> SplitDependencies(const std::string& joined) {
     start = slash + 1;
   }
   return names;
+}
+
+std::string WithoutDependency(const std::string& joined, const std::string& name) {
+  auto kept = SplitDependencies(joined);
+  std::erase_if(kept, [&](const std::string& d) { return EqualsIgnoreCase(d, name); });
+  return JoinDependencies(kept);
 }
 
 }  // namespace dxshim::install

@@ -38,5 +38,7 @@ void WriteValue(NodeSystem& node, const NodeChange& change,
 
 std::string JoinDependencies(const std::vector<std::string>& names);
 std::vector<std::string> SplitDependencies(const std::string& joined);
+// `joined` without `name` (any case), the others as they were.
+std::string WithoutDependency(const std::string& joined, const std::string& name);
 
 }  // namespace dxshim::install

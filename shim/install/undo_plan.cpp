@@ -13,13 +13,10 @@ namespace {
 struct Target {
   NodeChange original;
   std::vector<std::string> written;
-  bool Wrote(const std::string& value) const {
-    return std::find(written.begin(), written.end(), value) != written.end();
-  }
 };
 
 bool SameTarget(const NodeChange& a, const NodeChange& b) {
-  return a.kind == b.kind && ToLowerAscii(a.target) == ToLowerAscii(b.target) && a.name == b.name;
+  return a.kind == b.kind && EqualsIgnoreCase(a.target, b.target) && a.name == b.name;
 }
 
 std::vector<Target> TargetsOf(const InstallJournal& journal, bool whole) {
@@ -56,22 +53,21 @@ std::optional<FlagHolder> FlagHolderOf(const NodeChange& change) {
 // The kubelet flags install sets.
 constexpr std::string_view kFlagsInstallSets[] = {"container-runtime-endpoint", "node-labels"};
 
-Step Restore(const NodeChange& original, const std::optional<std::string>& now,
-             const std::optional<std::string>& value) {
-  Step step;
-  step.change = original;
-  step.change.before = now;
-  step.change.after = value.value_or("");
-  step.remove = !value;
-  return step;
-}
-
 // Adds what restoring `t` needs to `undo` (a write, a note or a refusal).
 void Resolve(NodeSystem& node, const Target& t, const std::string& dxshim, Undo& undo) {
+  const auto holder = FlagHolderOf(t.original);
   const auto now = CurrentValue(node, t.original);
   if (now == t.original.before) return;
-  if (now && t.Wrote(*now)) {
-    undo.plan.writes.push_back(Restore(t.original, now, t.original.before));
+  const auto restore = [&](const std::optional<std::string>& value) {
+    Step step;
+    step.change = t.original;
+    step.change.before = now;
+    step.change.after = value.value_or("");
+    step.remove = !value;
+    undo.plan.writes.push_back(step);
+  };
+  if (now && std::find(t.written.begin(), t.written.end(), *now) != t.written.end()) {
+    restore(t.original.before);
     return;
   }
   const std::string what = t.original.Describe();
@@ -80,36 +76,33 @@ void Resolve(NodeSystem& node, const Target& t, const std::string& dxshim, Undo&
     return;
   }
   if (t.original.kind == NodeChange::Kind::kServiceDependencies) {
-    auto kept = SplitDependencies(*now);
-    std::erase_if(kept,
-                  [&](const std::string& d) { return ToLowerAscii(d) == ToLowerAscii(dxshim); });
-    const std::string joined = JoinDependencies(kept);
+    const std::string joined = WithoutDependency(*now, dxshim);
     undo.notes.push_back(what + " changed since install (" + *now + "): " +
                          (joined == *now ? "it no longer names " + dxshim + ", left as it is"
                                          : "only " + dxshim + " is taken out"));
-    if (joined != *now) undo.plan.writes.push_back(Restore(t.original, now, joined));
+    if (joined != *now) restore(joined);
     return;
   }
-  const auto holder = FlagHolderOf(t.original);
-  const auto put_back =
+  const FlagRestore flags =
       holder && t.original.before
-          ? PutBackFlags(*holder, *t.original.before, t.written.back(), *now, kFlagsInstallSets)
-          : std::nullopt;
-  if (put_back) {
-    undo.notes.push_back(what +
-                         " changed since install: only the kubelet flags dxshim set are "
-                         "put back, the rest is left as it is now");
-    undo.plan.writes.push_back(Restore(t.original, now, *put_back));
-    return;
+          ? RestoreFlags(*holder, *t.original.before, t.written.back(), *now, kFlagsInstallSets)
+          : FlagRestore{};
+  switch (flags.kind) {
+    case FlagRestore::Kind::kPutBack:
+      undo.notes.push_back(what +
+                           " changed since install: only the kubelet flags dxshim set are "
+                           "put back, the rest is left as it is now");
+      restore(flags.value);
+      return;
+    case FlagRestore::Kind::kNoneLeft:
+      undo.notes.push_back(what +
+                           " changed since install and no longer has the kubelet flags dxshim "
+                           "set: left as it is now");
+      return;
+    case FlagRestore::Kind::kCannot:
+      undo.refusals.push_back(what + " changed since install (by hand or by the distribution)");
+      return;
   }
-  if (holder && t.original.before &&
-      HoldsNoFlagSet(*holder, *t.original.before, t.written.back(), *now, kFlagsInstallSets)) {
-    undo.notes.push_back(what +
-                         " changed since install and no longer has the kubelet flags dxshim set: "
-                         "left as it is now");
-    return;
-  }
-  undo.refusals.push_back(what + " changed since install (by hand or by the distribution)");
 }
 
 }  // namespace
@@ -135,14 +128,13 @@ Undo PlanUndo(NodeSystem& node, const InstallJournal& journal, bool whole) {
     plan.kubelet_dependencies = kubelet->dependencies;
   }
   for (const Target& t : TargetsOf(journal, whole)) {
-    const bool own = ToLowerAscii(t.original.target) == ToLowerAscii(journal.dxshim_service);
+    const bool own = EqualsIgnoreCase(t.original.target, journal.dxshim_service);
     if (own && plan.delete_service) continue;  // the service goes, and its settings with it
+    const std::size_t writes = plan.writes.size();
     Resolve(node, t, journal.dxshim_service, undo);
-  }
-  for (const Step& w : plan.writes) {
-    const bool dependencies = w.change.kind == NodeChange::Kind::kServiceDependencies;
-    const bool own = ToLowerAscii(w.change.target) == ToLowerAscii(journal.dxshim_service);
-    plan.restart_launcher = plan.restart_launcher || (!dependencies && !own);
+    // A value put back that is not dxshim's own nor a dependency: the launcher reads it at start.
+    const bool dependencies = t.original.kind == NodeChange::Kind::kServiceDependencies;
+    if (plan.writes.size() > writes && !dependencies && !own) plan.restart_launcher = true;
   }
   if (plan.mode == "takeover" && !plan.containerd_service.empty()) {
     const auto containerd = node.Service(plan.containerd_service);

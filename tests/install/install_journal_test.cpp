@@ -40,5 +40,24 @@ TEST(NodeInstallJournal, TheJournalKeepsEveryStepAndItsStateByteForByte) {
   EXPECT_THROW(ReadInstallJournal("{\"version\": 9}"), NodeError);
 }
 
+// Every text field stays a string, whatever it reads as in JSON or YAML (a service named "null" is
+// not a missing one), and an empty list is written as one.
+TEST(NodeInstallJournal, TextThatReadsAsANumberOrNullStaysText) {
+  InstallJournal journal;
+  journal.mode = "null";
+  journal.launcher = "true";
+  journal.kubelet_service = "123";
+  journal.containerd_service = "1e5";
+  journal.dxshim_service = "~";
+  journal.kubelet_pipe = "";
+  journal.procedure = Procedure{Procedure::Kind::kUninstall, {}, false, {}};
+  const std::string text = WriteInstallJournal(journal);
+  EXPECT_NE(text.find("\"mode\": \"null\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"containerdService\": \"1e5\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"version\": 2,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"steps\": []"), std::string::npos) << text;
+  EXPECT_EQ(ReadInstallJournal(text), journal) << text;
+}
+
 }  // namespace
 }  // namespace dxshim::install::test

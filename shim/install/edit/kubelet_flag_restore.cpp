@@ -39,43 +39,34 @@ std::optional<std::string> FlagOf(const FlagList& list, std::string_view name) {
 
 }  // namespace
 
-std::optional<std::string> PutBackFlags(FlagHolder holder, const std::string& before,
-                                        const std::string& written, const std::string& now,
-                                        std::span<const std::string_view> names) {
+FlagRestore RestoreFlags(FlagHolder holder, const std::string& before, const std::string& written,
+                         const std::string& now, std::span<const std::string_view> names) {
   const auto was_list = FlagsIn(holder, before);
   const auto set_list = FlagsIn(holder, written);
   auto current = FlagsIn(holder, now);
-  if (!was_list || !set_list || !current) return std::nullopt;
+  if (!was_list || !set_list || !current) return {};
   std::string out = now;
+  bool set_any = false;
+  bool left = false;
   for (const std::string_view name : names) {
     const auto was = FlagOf(*was_list, name);
     const auto set = FlagOf(*set_list, name);
-    if (was == set || !set || FlagOf(*current, name) != set) continue;
+    if (!set || was == set) continue;  // install did not set this one
+    set_any = true;
+    const auto holds = FlagOf(*current, name);
+    left = left || holds;
+    if (holds != set) continue;  // gone, or someone set it since: theirs
     if (current->kubeadm) {
-      if (!was) return std::nullopt;
+      if (!was) return {};
       out = SetKubeadmFlag(out, name, *was);
     } else {
       out = was ? SetFlag(out, name, *was, current->first) : RemoveFlag(out, name, current->first);
     }
     current = FlagsIn(holder, out);
   }
-  return out == now ? std::nullopt : std::optional(out);
-}
-
-bool HoldsNoFlagSet(FlagHolder holder, const std::string& before, const std::string& written,
-                    const std::string& now, std::span<const std::string_view> names) {
-  const auto was_list = FlagsIn(holder, before);
-  const auto set_list = FlagsIn(holder, written);
-  const auto current = FlagsIn(holder, now);
-  if (!was_list || !set_list || !current) return false;
-  bool set_any = false;
-  for (const std::string_view name : names) {
-    const auto set = FlagOf(*set_list, name);
-    if (!set || FlagOf(*was_list, name) == set) continue;
-    if (FlagOf(*current, name)) return false;
-    set_any = true;
-  }
-  return set_any;
+  if (out != now) return {FlagRestore::Kind::kPutBack, out};
+  if (set_any && !left) return {FlagRestore::Kind::kNoneLeft, {}};
+  return {};
 }
 
 }  // namespace dxshim::install

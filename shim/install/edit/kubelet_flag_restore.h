@@ -21,17 +21,22 @@ enum class FlagHolder {
   kServiceCommandLine  // a service's command line: the flags follow kubelet.exe's word
 };
 
-// `now` with each of `names` that install set (its value in `before` differs from the one in
-// `written`) put back to its value in `before`, where `now` still holds install's value; nullopt
-// when none is put back, or when one cannot be (a flag kubeadm's file did not have: dxshim has no
-// way to remove it there).
-std::optional<std::string> PutBackFlags(FlagHolder holder, const std::string& before,
-                                        const std::string& written, const std::string& now,
-                                        std::span<const std::string_view> names);
+// What putting back the flags install set comes to, in a value edited since install.
+struct FlagRestore {
+  enum class Kind {
+    kPutBack,   // `value`: `now` with each flag install set given its old value back
+    kNoneLeft,  // `now` has none of the flags install set any more (a line made again)
+    kCannot,    // a flag install set holds another value now, or cannot be put back
+  };
+  Kind kind = Kind::kCannot;
+  std::string value;
+};
 
-// Whether `now` has none of the `names` install set any more (a command line made again
-// without them): nothing of dxshim's is left in it to put back.
-bool HoldsNoFlagSet(FlagHolder holder, const std::string& before, const std::string& written,
-                    const std::string& now, std::span<const std::string_view> names);
+// Each of `names` that install set (its value in `before` differs from the one in `written`) and
+// that `now` still holds with install's value is put back to its value in `before`; every other
+// byte of `now` stays. kCannot also when a flag would have to be removed from kubeadm's file
+// (dxshim has no way to remove one there), and when no flag is put back but one is left.
+FlagRestore RestoreFlags(FlagHolder holder, const std::string& before, const std::string& written,
+                         const std::string& now, std::span<const std::string_view> names);
 
 }  // namespace dxshim::install

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,13 @@ Proof CheckKubeletUses(NodeSystem& node, DxshimProbe& probe, const ProofTarget& 
 // CheckKubeletUses until it holds or `timeout` passes; the last answer.
 Proof ProveKubeletUses(NodeSystem& node, DxshimProbe& probe, const ProofTarget& target,
                        std::chrono::milliseconds timeout);
+
+// The proof an install asks for: ProveKubeletUses; with `service_only` (kubelet is not pointed at
+// dxshim by install) one CheckKubeletUses, and a dxshim service that serves the pipe and answers is
+// proof enough (`say` is told whether kubelet calls it yet).
+Proof ProveInstall(NodeSystem& node, DxshimProbe& probe, const ProofTarget& target,
+                   bool service_only, std::chrono::milliseconds timeout,
+                   const std::function<void(const std::string&)>& say);
 
 // The endpoint a kubelet started with `command_line` uses: its flag, else its config-dir
 // drop-ins, else its --config file, else kubelet's default. Throws NodeError when a file it names

@@ -10,6 +10,20 @@
 namespace dxshim::install {
 namespace {
 
+// The value RestoreFlags puts back, or nullopt when it puts none back.
+std::optional<std::string> PutBackFlags(FlagHolder holder, const std::string& before,
+                                        const std::string& written, const std::string& now,
+                                        std::span<const std::string_view> names) {
+  const FlagRestore r = RestoreFlags(holder, before, written, now, names);
+  if (r.kind != FlagRestore::Kind::kPutBack) return std::nullopt;
+  EXPECT_NE(r.value, now) << "a value put back differs from the one given";
+  return r.value;
+}
+bool HoldsNoFlagSet(FlagHolder holder, const std::string& before, const std::string& written,
+                    const std::string& now, std::span<const std::string_view> names) {
+  return RestoreFlags(holder, before, written, now, names).kind == FlagRestore::Kind::kNoneLeft;
+}
+
 constexpr std::string_view kNames[] = {"container-runtime-endpoint", "node-labels"};
 
 TEST(KubeletFlagRestore, ServiceCommandLineGetsTheOldEndpointBackAndKeepsAnEditSince) {
@@ -57,6 +71,11 @@ TEST(KubeletFlagRestore, ALineMadeAgainWithoutTheFlagsHoldsNoneSet) {
   EXPECT_FALSE(
       HoldsNoFlagSet(FlagHolder::kServiceCommandLine, before, before, "kubelet.exe", kNames))
       << "install set nothing there";
+  EXPECT_EQ(RestoreFlags(FlagHolder::kServiceCommandLine, before, written,
+                         "kubelet.exe --container-runtime-endpoint=npipe:////./pipe/e", kNames)
+                .kind,
+            FlagRestore::Kind::kCannot)
+      << "someone set the flag to a third value since install: theirs, not put back";
 }
 
 TEST(KubeletFlagRestore, KubeletFlagsStartAfterTheWordNamingKubeletExe) {
