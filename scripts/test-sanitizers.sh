@@ -62,7 +62,7 @@ asan() {
 }
 
 # ThreadSanitizer: the unit tests of the concurrent parts (gtest filter) and these end-to-end tests.
-tsan_unit_filter='Ledger*:LedgerMemory*:Holdings*:ResyncMetrics*:Metrics*:RelayMetrics*:HttpEndpoint*:FaultLog*:PluginSlots*:PluginSockets*:ServedSocket*:CountMemory*'
+tsan_unit_filter='Ledger*:LedgerMemory*:Holdings*:ResyncMetrics*:Metrics*:RelayMetrics*:HttpEndpoint*:FaultLog*:PluginSlots*:PluginSockets*:ServedSocket*:CountMemory*:RuntimeRecordPollerTest*:DevicePluginServiceTest*:DevicePluginServerTest*'
 tsan_e2e=(interceptor_test relay_e2e_test containerd_passthrough_e2e_test pod_hold_e2e_test
   device_plugin_e2e_test metrics_e2e_test metrics_slow_clients_e2e_test)
 

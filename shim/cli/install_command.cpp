@@ -47,15 +47,20 @@ std::optional<int> Parse(const po::options_description& desc, int argc, char** a
   return std::nullopt;
 }
 
-// This node's system, or nullptr when the command cannot run here (said on stderr: not a
-// Windows node).
-std::unique_ptr<install::NodeSystem> NodeSystemFor(const std::string& command) {
+// This node's system, or nullptr with the exit code in `code` when the command cannot run (said
+// on stderr): kUsage where it does not run (not a Windows node), kFailed when the node's system
+// cannot be opened (the service manager refused: not run as an administrator).
+std::unique_ptr<install::NodeSystem> NodeSystemFor(const std::string& command, int& code) {
   try {
     return MakeNodeSystem();
+  } catch (const NotAWindowsNode& e) {
+    std::cerr << "dxshim " << command << ": " << e.what() << "\n";
+    code = install::kUsage;
   } catch (const std::exception& e) {
     std::cerr << "dxshim " << command << ": " << e.what() << "\n";
-    return nullptr;
+    code = install::kFailed;
   }
+  return nullptr;
 }
 
 void Say(const std::string& line) { std::cout << line << std::endl; }
@@ -198,8 +203,9 @@ int RunInstall(int argc, char** argv) {
       "seconds to wait for a service to start or stop");
   po::variables_map vm;
   if (const auto done = Parse(desc, argc, argv, "install", vm)) return *done;
-  const auto system = NodeSystemFor("install");
-  if (!system) return install::kUsage;
+  int code = install::kUsage;
+  const auto system = NodeSystemFor("install", code);
+  if (!system) return code;
   install::InstallOptions o;
   o.say = Say;
   o.interrupt = TestInterrupt();
@@ -264,8 +270,9 @@ int RunUninstall(int argc, char** argv) {
                                                 "seconds to wait for a service to start or stop");
   po::variables_map vm;
   if (const auto done = Parse(desc, argc, argv, "uninstall", vm)) return *done;
-  const auto system = NodeSystemFor("uninstall");
-  if (!system) return install::kUsage;
+  int code = install::kUsage;
+  const auto system = NodeSystemFor("uninstall", code);
+  if (!system) return code;
   install::UninstallOptions o;
   o.say = Say;
   o.interrupt = TestInterrupt();

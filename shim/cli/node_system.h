@@ -4,14 +4,20 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "shim/install/system/node_system.h"
 
 namespace dxshim {
 
-// The real node (Windows: shim/windows/windows_node_system.h). Throws std::runtime_error saying
-// that install runs on Windows nodes elsewhere.
+// What MakeNodeSystem throws where install does not run (not a Windows node): a usage error.
+struct NotAWindowsNode : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The real node (Windows: shim/windows/windows_node_system.h). Throws NotAWindowsNode elsewhere,
+// and std::runtime_error when the node's system cannot be opened (the service manager refused).
 std::unique_ptr<install::NodeSystem> MakeNodeSystem();
 
 // This program's own path, UTF-8 (Windows: GetModuleFileNameW; Linux: /proc/self/exe). Throws

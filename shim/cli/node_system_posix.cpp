@@ -8,7 +8,7 @@
 namespace dxshim {
 
 std::unique_ptr<install::NodeSystem> MakeNodeSystem() {
-  throw std::runtime_error(
+  throw NotAWindowsNode(
       "runs on Windows nodes (the service manager and the registry); on Linux see docs/linux.md, "
       "'Pointing kubelet at dxshim'");
 }
