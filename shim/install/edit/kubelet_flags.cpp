@@ -237,11 +237,12 @@ std::optional<KubeadmFlags> ReadKubeadmFlags(std::string_view file) {
 std::vector<Word> SplitKubeadmArgs(std::string_view args) {
   std::vector<Word> words;
   std::size_t i = 0;
+  const auto blank = [&args](std::size_t at) { return args[at] == ' ' || args[at] == '\t'; };
   while (i < args.size()) {
-    while (i < args.size() && args[i] == ' ') ++i;
+    while (i < args.size() && blank(i)) ++i;
     if (i >= args.size()) break;
     const std::size_t begin = i;
-    while (i < args.size() && args[i] != ' ') ++i;
+    while (i < args.size() && !blank(i)) ++i;
     words.push_back({std::string(args.substr(begin, i - begin)), begin, i, false});
   }
   return words;
@@ -272,7 +273,7 @@ std::string SetKubeadmFlag(std::string_view file, std::string_view name, std::st
     new_args.insert(words[end_of_flags].begin, FlagText(name) + "=" + std::string(value) + " ");
   } else if (found.empty()) {
     new_args = args;
-    if (!new_args.empty() && new_args.back() != ' ') new_args += ' ';
+    if (!new_args.empty() && new_args.back() != ' ' && new_args.back() != '\t') new_args += ' ';
     new_args += FlagText(name) + "=" + std::string(value);
   } else {
     std::vector<Replacement> replacements;

@@ -71,7 +71,9 @@ struct KubeadmFlags {
 // its value is not one double-quoted string on that line, or when the variable is set twice.
 std::optional<KubeadmFlags> ReadKubeadmFlags(std::string_view file);
 
-// The words of KubeadmFlags::args, split on spaces (spans relative to `args`).
+// The words of KubeadmFlags::args, split on spaces and tabs (spans relative to `args`): the one
+// split of them, where kubelet's launch is read, planned and put back. The args hold no quote
+// (ReadKubeadmFlags refuses one), so the start script's command line splits them the same way.
 std::vector<Word> SplitKubeadmArgs(std::string_view args);
 
 // The file with the flag set inside KUBELET_KUBEADM_ARGS (only that span changes: every

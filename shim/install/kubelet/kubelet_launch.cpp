@@ -174,7 +174,7 @@ void FromNssm(NodeSystem& node, KubeletLaunch& launch) {
   written.hostname = ScriptFlag(launch.script_text, "hostname-override");
   if (launch.launcher == Launcher::kNssmKubeadmScript) {
     const KubeadmFlags kubeadm = KubeadmFlagsOf(node, launch.flags_path);
-    ApplyFlags(ReadFlags(SplitCommandLine(kubeadm.args), 0), SettingPlace::kKubeadmFlagsFile,
+    ApplyFlags(ReadFlags(SplitKubeadmArgs(kubeadm.args), 0), SettingPlace::kKubeadmFlagsFile,
                launch.flags_path, launch);
   } else if (written.endpoint) {
     launch.launcher = Launcher::kNssmAksScript;

@@ -241,6 +241,22 @@ TEST(NodeKubeadmFlags, ReadsTheArgs) {
   EXPECT_FALSE(ReadKubeadmFlags(""));
 }
 
+// A tab between the args separates them, as on the start script's command line: the launch is
+// read, planned and put back by this one split.
+TEST(NodeKubeadmFlags, ATabSeparatesTheArgs) {
+  const std::string file =
+      "KUBELET_KUBEADM_ARGS=\"--v=2\t--container-runtime-endpoint=npipe:////./pipe/c\"\n";
+  const std::optional<KubeadmFlags> flags = ReadKubeadmFlags(file);
+  ASSERT_TRUE(flags);
+  const std::vector<Word> words = SplitKubeadmArgs(flags->args);
+  ASSERT_EQ(words.size(), 2u);
+  EXPECT_EQ(words[0].text, "--v=2");
+  EXPECT_EQ(FindFlag(words, kEndpoint)->value, "npipe:////./pipe/c");
+  EXPECT_EQ(
+      SetKubeadmFlag(file, kEndpoint, "npipe:////./pipe/dxshim"),
+      "KUBELET_KUBEADM_ARGS=\"--v=2\t--container-runtime-endpoint=npipe:////./pipe/dxshim\"\n");
+}
+
 TEST(NodeKubeadmFlags, SetsTheEndpoint) {
   const std::string out = SetKubeadmFlag(kKubeadm, kEndpoint, "npipe:////./pipe/dxshim");
   EXPECT_EQ(out,
