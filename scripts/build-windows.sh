@@ -5,6 +5,8 @@
 # build-windows-mingw/. Prints the two executables' paths.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/phase_log.sh
+start=$SECONDS
 # Its output goes on to stderr as it comes (not `tee /dev/stderr`: reopening a log file that
 # stderr points to truncates it); its last line is the prefix.
 prefix=$(scripts/build-windows-deps.sh | {
@@ -16,6 +18,8 @@ prefix=$(scripts/build-windows-deps.sh | {
   echo "$last"
 })
 export DXSHIM_MINGW_PREFIX="$prefix"
+phase_done "Windows dependencies (built, or the cache's)" "$start"
+start=$SECONDS
 # The gRPC source those libraries were built from, beside them in the cache: the handoff of a
 # connection to gRPC on Windows needs its internal headers (shim/socket_bridge/grpc_handoff.h).
 grpc_dir=$(sed -n 's/^ *"grpc=[^ ]* \(grpc-[^"]*\)"$/\1/p' scripts/build-windows-deps.sh)
@@ -28,4 +32,5 @@ fresh=()
 cmake --preset windows-mingw "${fresh[@]}" >/dev/null
 echo "$prefix" >"$stamp"
 cmake --build --preset windows-mingw -j "$(nproc)" --target dxshim dxshim-devices
+phase_done "Windows build (dxshim.exe, dxshim-devices.exe)" "$start"
 ls -1 "$PWD/build-windows-mingw/shim/dxshim.exe" "$PWD/build-windows-mingw/devices/dxshim-devices.exe"

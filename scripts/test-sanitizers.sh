@@ -13,6 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+source scripts/phase_log.sh
 supp=$root/tests/sanitizers
 phases=("$@")
 [ ${#phases[@]} -gt 0 ] || phases=(asan tsan)
@@ -95,5 +96,6 @@ for phase in "${phases[@]}"; do
   start=$SECONDS
   if "$phase"; then result=passed; else result=FAILED; failed+=("$phase"); fi
   echo "sanitizers: $phase $result in $((SECONDS - start)) s"
+  phase_done "sanitizers: $phase ($result)" "$start"
 done
 [ ${#failed[@]} -eq 0 ] || { echo "sanitizers: failed: ${failed[*]}" >&2; exit 1; }
