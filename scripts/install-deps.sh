@@ -5,13 +5,17 @@
 # has no pwsh), as is Grafana's @grafana/data for the dashboard test. Runs `apt-get update` only
 # when a package is missing.
 set -euo pipefail
+# wine64-preloader (only suggested by wine64): without it, a wine process now and then dies
+# before its first instruction, when the C library's heap, placed at random, covers the page
+# Windows keeps at 0x7ffe0000 ("failed to map the shared user data"); CreateProcess then fails
+# with 1359 (tests/support/wine_prefix.sh refuses to run without it).
 packages=(
   g++ cmake ninja-build pkg-config libc6-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libboost-program-options-dev libspdlog-dev libyaml-cpp-dev libgtest-dev libbenchmark-dev
   prometheus-cpp-dev prometheus
   containerd runc busybox-static curl socat
-  g++-mingw-w64-x86-64-posix wine64 clang libclang-rt-14-dev llvm-14
+  g++-mingw-w64-x86-64-posix wine64 wine64-preloader clang libclang-rt-14-dev llvm-14
   systemd python3 python3-yaml python3-grpcio
   dpkg-dev patch
   skopeo umoci

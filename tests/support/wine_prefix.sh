@@ -17,6 +17,15 @@ if [ ! -x "$wine" ]; then
   echo "wine_prefix.sh: wine is not installed (apt-get install wine64)" >&2
   exit 1
 fi
+# wine64 without its preloader starts a process that now and then dies before it runs, when the
+# heap lands on the page Windows keeps at 0x7ffe0000 (CreateProcess then fails with 1359): a
+# failure that would look like a defect of whatever the test started.
+preloader="$(dirname "$(readlink -f "$wine")")/wine64-preloader"
+if [ ! -x "$preloader" ]; then
+  echo "wine_prefix.sh: $preloader is missing (apt-get install wine64-preloader," \
+    "or run scripts/install-deps.sh): without it wine fails to start a process now and then" >&2
+  exit 1
+fi
 for attempt in 1 2 3; do
   out=$(WINEPREFIX=$prefix timeout 180 "$wine" wineboot --init 2>&1)
   [ -f "$prefix/drive_c/windows/system32/kernel32.dll" ] && exit 0

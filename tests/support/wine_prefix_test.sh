@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # wine_prefix.sh makes a usable prefix even when wine's first wineboot fills nothing (a stand-in
 # wine64 on PATH fails its first call as wine did once in CI, then runs the real wine), and after
-# three such failures it gives up with exit 1 and says why; a prefix it accepts starts a program.
+# three such failures it gives up with exit 1 and says why; a prefix it accepts starts a program;
+# a wine64 without wine64-preloader beside it is refused before it runs.
 set -uo pipefail
 here=$(dirname "$0")
 real=$(command -v wine64 || echo /usr/lib/wine/wine64)
@@ -12,6 +13,7 @@ mkdir -p "$TMPDIR"
 trap 'WINEPREFIX=$work/prefix "$(dirname "$real")/wineserver" -k 2>/dev/null; rm -rf "$work"' EXIT
 mkdir -p "$work/bin"
 ln -s "$(dirname "$real")/wineserver" "$work/bin/wineserver"
+ln -s "$(dirname "$real")/wine64-preloader" "$work/bin/wine64-preloader"
 # The stand-in: its first FAILS calls leave the prefix empty, the ones after run the real wine.
 cat >"$work/bin/wine64" <<STANDIN
 #!/usr/bin/env bash
@@ -47,5 +49,12 @@ PATH="$work/bin:$PATH" "$here/wine_prefix.sh" "$work/prefix" 2>"$work/err"
 check "three such failures: exit 1" $([ $? = 1 ]; echo $?)
 check "and it says so" $(grep -qF 'no usable Wine prefix' "$work/err"; echo $?)
 check "no fourth attempt" $([ "$(cat "$work/calls")" = 3 ]; echo $?)
+
+rm -f "$work/bin/wine64-preloader" "$work/calls"
+echo 0 >"$work/fails"
+PATH="$work/bin:$PATH" "$here/wine_prefix.sh" "$work/prefix" 2>"$work/err"
+check "a wine64 without its preloader: exit 1" $([ $? = 1 ]; echo $?)
+check "and it names the package" $(grep -qF 'apt-get install wine64-preloader' "$work/err"; echo $?)
+check "wine is not run" $([ ! -f "$work/calls" ]; echo $?)
 echo "$passes passed, $failures failed"
 [ "$failures" = 0 ]
