@@ -124,8 +124,9 @@ YAML::Node StepNode(const Step& s) {
   YAML::Node n(YAML::NodeType::Map);
   n["step"] = Text(kind);
   n["state"] = Text(state);
-  n["begun"] = s.begun_unix_ms;
-  n["done"] = s.done_unix_ms;
+  // Numbers as std::to_string writes them (yaml-cpp's stream would follow the global locale).
+  n["begun"] = YAML::Node(std::to_string(s.begun_unix_ms));
+  n["done"] = YAML::Node(std::to_string(s.done_unix_ms));
   if (s.remove) n["remove"] = true;
   if (s.opens_window) n["opensWindow"] = true;
   if (s.closes_window) n["closesWindow"] = true;
@@ -261,7 +262,7 @@ std::string WriteInstallJournal(const InstallJournal& j) {
   const std::optional<YAML::Node> procedure =
       j.procedure ? std::optional(ProcedureNode(*j.procedure)) : std::nullopt;
   YAML::Node root(YAML::NodeType::Map);
-  root["version"] = kVersion;
+  root["version"] = YAML::Node(std::to_string(kVersion));
   for (const auto& [key, value] : std::vector<std::pair<const char*, std::string>>{
            {"mode", j.mode},
            {"launcher", j.launcher},

@@ -199,11 +199,18 @@ int Uninstall(NodeSystem& node, DxshimProbe& probe, const UninstallOptions& o) {
     if (!CarryOut(r, *journal, Start::kInterrupted)) return kFailed;
   }
   const std::string done = "uninstalled: kubelet talks to containerd directly again";
-  if (journal->Empty()) {
-    r.say(done);
-    return kInstalled;
+  Undo undo;
+  try {
+    if (journal->Empty()) {
+      KeepJournal(node, o.record_path, *journal);  // a record of nothing (version 1): removed
+      r.say(done);
+      return kInstalled;
+    }
+    undo = PlanUndo(node, *journal, /*whole=*/true);
+  } catch (const NodeError& e) {
+    r.say(std::string("uninstall refused: ") + e.what());
+    return kFailed;
   }
-  const Undo undo = PlanUndo(node, *journal, /*whole=*/true);
   if (!undo.refusals.empty()) {
     std::string list;
     for (const auto& why : undo.refusals) list += "\n  " + why;

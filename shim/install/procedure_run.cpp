@@ -39,19 +39,34 @@ bool CarryOut(ProcedureRun& r, InstallJournal& journal, Start start) {
         r.say("proof: " + proof->what);
       }
       if (const auto window = DescribeWindow(p.steps, proof)) r.say(*window);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    if (failure.empty()) {
+      // Done: the record without the procedure (an install's changes merged in; nothing left
+      // after an uninstall), kept in memory only once it is on disk. A journal that cannot be
+      // written keeps the procedure with every step done there, and the next run ends it.
+      InstallJournal ended = kind == Procedure::Kind::kUninstall ? InstallJournal{} : journal;
       if (kind == Procedure::Kind::kInstall) {
-        journal.Merge(p.changes);
-        journal.created_service = journal.created_service || p.creates_service;
+        ended.Merge(p.changes);
+        ended.created_service = ended.created_service || p.creates_service;
       }
-      journal.procedure.reset();
-      if (kind == Procedure::Kind::kUninstall) journal = InstallJournal{};  // nothing is left
-      context.save();  // the record without the procedure, or no file when it records nothing
+      ended.procedure.reset();
+      std::swap(journal, ended);
+      try {
+        context.save();  // the record, or no file when it records nothing
+      } catch (const NodeError& e) {
+        journal = std::move(ended);
+        r.say("the " + std::string(ProcedureName(kind)) + " is done, but the journal " + r.path +
+              " could not be updated: " + e.what() + "; run dxshim " +
+              (kind == Procedure::Kind::kUninstall ? "uninstall" : "install") +
+              " again to record it");
+        return false;
+      }
       if (kind == Procedure::Kind::kRollback) {
         r.say("rolled back: the node is as it was before this install");
       }
       continue;
-    } catch (const std::exception& e) {
-      failure = e.what();
     }
     if (kind == Procedure::Kind::kUninstall) {
       r.say("uninstall failed: " + failure + "; the journal " + r.path +
@@ -66,7 +81,13 @@ bool CarryOut(ProcedureRun& r, InstallJournal& journal, Start start) {
       return false;
     }
     r.say("install failed: " + failure + " -- rolling back");
-    const Undo undo = PlanUndo(r.node, journal, /*whole=*/false);
+    Undo undo;
+    try {
+      undo = PlanUndo(r.node, journal, /*whole=*/false);
+    } catch (const NodeError& e) {
+      r.say(std::string("ROLLBACK FAILED: ") + e.what() + rollback_failed);
+      return false;
+    }
     for (const auto& line : undo.notes) r.say(line);
     if (!undo.refusals.empty()) {
       r.say("ROLLBACK FAILED: " + undo.refusals.front() + rollback_failed);

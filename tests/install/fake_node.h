@@ -36,6 +36,7 @@ class FakeNode : public NodeSystem {
   std::map<std::string, std::string> untrusted;      // path -> why (a file a user made)
   std::function<void(FakeNode&, const std::string&)> on_start;
   std::function<void(FakeNode&, const std::string&)> on_stop;
+  std::function<void(const std::string& path, const std::string& bytes)> on_write;
   std::uint32_t next_pid = 1000;
   std::int64_t now_ms = 1'700'000'000'000;
 
@@ -77,6 +78,7 @@ class FakeNode : public NodeSystem {
     return it == files.end() ? std::nullopt : std::optional(it->second);
   }
   void WriteFile(const std::string& path, const std::string& bytes) override {
+    if (on_write) on_write(path, bytes);  // may throw NodeError, as a refused write does
     files[path] = bytes;
   }
   void RemoveFile(const std::string& path) override { files.erase(path); }

@@ -196,6 +196,58 @@ TEST(NodeInstall, WithoutProofEverythingIsRolledBack) {
   EXPECT_TRUE(Has(said, "rolled back")) << Joined(said);
 }
 
+// A proven install whose journal cannot be updated at its end (a sharing violation on the record)
+// is not rolled back: kubelet already uses dxshim. The journal keeps the procedure with every step
+// done, and the next run proves and records it.
+TEST(NodeInstall, AProvenInstallWhoseRecordCannotBeWrittenIsRecordedByTheNextRun) {
+  FakeNode node;
+  BaseNode(node);
+  EksShape(node);
+  const Snapshot before = Take(node);
+  FakeProbe probe(node);
+  bool refuse = true;
+  node.on_write = [&](const std::string& path, const std::string& bytes) {
+    if (refuse && path == kRecord && bytes.find("\"procedure\"") == std::string::npos) {
+      throw NodeError("the record is in use by another process");
+    }
+  };
+  std::vector<std::string> said;
+  EXPECT_EQ(Install(node, probe, Options(&said)), kFailed);
+  EXPECT_TRUE(Has(said, "the install is done, but the journal")) << Joined(said);
+  EXPECT_FALSE(Has(said, "rolling back")) << Joined(said);
+  EXPECT_TRUE(node.service("dxshim").state.running);
+  const auto left = ReadInstallJournal(node.files.at(kRecord));
+  ASSERT_TRUE(left.procedure);
+  for (const Step& step : left.procedure->steps) EXPECT_EQ(step.state, Step::State::kDone);
+
+  refuse = false;
+  said.clear();
+  EXPECT_EQ(Install(node, probe, Options(&said)), kInstalled) << Joined(said);
+  EXPECT_TRUE(Has(said, "finishing it first")) << Joined(said);
+  const auto recorded = ReadInstallJournal(node.files.at(kRecord));
+  EXPECT_FALSE(recorded.procedure);
+  EXPECT_FALSE(recorded.changes.empty());
+  EXPECT_TRUE(node.service("dxshim").state.running);
+  said.clear();
+  EXPECT_EQ(Uninstall(node, probe, Undo(&said)), kInstalled) << Joined(said);
+  EXPECT_FALSE(node.files.count(kRecord));
+  EXPECT_EQ(Take(node), before) << Describe(Take(node), before);
+}
+
+// A record of nothing (as a version 1 dxshim could leave) is removed by uninstall.
+TEST(NodeInstall, UninstallRemovesARecordOfNothing) {
+  FakeNode node;
+  BaseNode(node);
+  FakeProbe probe(node);
+  node.files[kRecord] =
+      "{\"version\": 1, \"mode\": \"endpoint\", \"launcher\": \"x\", \"kubeletService\": "
+      "\"kubelet\", \"containerdService\": \"containerd\", \"createdService\": false, "
+      "\"changes\": []}";
+  std::vector<std::string> said;
+  EXPECT_EQ(Uninstall(node, probe, Undo(&said)), kInstalled) << Joined(said);
+  EXPECT_FALSE(node.files.count(kRecord));
+}
+
 // The proof believes only the process the system names as the pipe's server, and only when that
 // process says it is itself.
 TEST(NodeInstall, AnImpostorAnsweringOnThePipeIsNoProof) {
