@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 source scripts/phase_log.sh
+export -n DXSHIM_PHASE_LOG  # the phases are this script's; the tests it runs log none
 supp=$root/tests/sanitizers
 phases=("$@")
 [ ${#phases[@]} -gt 0 ] || phases=(asan tsan)
