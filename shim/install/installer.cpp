@@ -11,15 +11,13 @@
 namespace dxshim::install {
 namespace {
 
-using Run = ProcedureRun;
-
 void SayAll(const Say& say, const std::vector<std::string>& lines) {
   for (const auto& line : lines) say(line);
 }
 
 // check: another GPU device plugin registered with kubelet refuses install (unless allowed),
 // before anything changes; a code when install ends here.
-std::optional<int> OtherPluginsPhase(Run& r, const InstallOptions& o) {
+std::optional<int> OtherPluginsPhase(ProcedureRun& r, const InstallOptions& o) {
   const std::string dir = r.node.ExpandEnvironment(
       o.device_plugin_dir.empty() ? kWindowsDevicePluginDir : o.device_plugin_dir);
   std::vector<OtherGpuPlugin> found;
@@ -42,7 +40,7 @@ std::optional<int> OtherPluginsPhase(Run& r, const InstallOptions& o) {
 }
 
 // plan: kubelet's launcher and every change; a code when install ends here.
-std::optional<int> PlanPhase(Run& r, const InstallOptions& o,
+std::optional<int> PlanPhase(ProcedureRun& r, const InstallOptions& o,
                              const std::optional<InstallJournal>& journal, KubeletLaunch& launch,
                              InstallPlan& plan) {
   try {
@@ -114,7 +112,7 @@ std::string NodeName(NodeSystem& node, const KubeletLaunch& launch) {
 
 // What an install that succeeded leaves to the operator: the GPU labels of a node kubelet has
 // registered already, or (service only) the setting that points kubelet at dxshim at bootstrap.
-void SayInstalled(Run& r, const InstallOptions& o, const KubeletLaunch& launch,
+void SayInstalled(ProcedureRun& r, const InstallOptions& o, const KubeletLaunch& launch,
                   const InstallPlan& plan) {
   if (plan.mode != InstallMode::kServiceOnly) {
     if (!o.plan.node_labels.empty()) {
@@ -141,13 +139,13 @@ std::string NothingRecorded(const UninstallOptions& o) {
 }  // namespace
 
 int Install(NodeSystem& node, DxshimProbe& probe, const InstallOptions& o) {
-  Run r{node,
-        probe,
-        o.record_path,
-        o.service_timeout,
-        o.proof_timeout,
-        o.say ? o.say : [](const std::string&) {},
-        o.interrupt};
+  ProcedureRun r{node,
+                 probe,
+                 o.record_path,
+                 o.service_timeout,
+                 o.proof_timeout,
+                 o.say ? o.say : [](const std::string&) {},
+                 o.interrupt};
   std::optional<InstallJournal> journal;
   try {
     journal = LoadJournal(node, o.record_path);
@@ -175,13 +173,13 @@ int Install(NodeSystem& node, DxshimProbe& probe, const InstallOptions& o) {
 }
 
 int Uninstall(NodeSystem& node, DxshimProbe& probe, const UninstallOptions& o) {
-  Run r{node,
-        probe,
-        o.record_path,
-        o.service_timeout,
-        {},
-        o.say ? o.say : [](const std::string&) {},
-        o.interrupt};
+  ProcedureRun r{node,
+                 probe,
+                 o.record_path,
+                 o.service_timeout,
+                 {},
+                 o.say ? o.say : [](const std::string&) {},
+                 o.interrupt};
   std::optional<InstallJournal> journal;
   try {
     journal = LoadJournal(node, o.record_path);
