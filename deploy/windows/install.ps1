@@ -49,6 +49,9 @@
   .\install.ps1 -AllowOtherGpuPlugin  # install although kubelet has another GPU device plugin
                                 # (AKS's microsoft.com/directx): each GPU is then advertised twice
 .EXAMPLE
+  .\install.ps1 -ProofTimeout 300  # wait up to 5 minutes (dxshim.exe install's default: 180 s) for
+                                # kubelet to call through dxshim before rolling back
+.EXAMPLE
   .\install.ps1 -Uninstall
 #>
 [CmdletBinding()]
@@ -64,6 +67,7 @@ param(
   [switch]$AllowNoGpu,
   [switch]$NoNodeLabels,
   [switch]$AllowOtherGpuPlugin,
+  [int]$ProofTimeout = 0,
   [switch]$Uninstall,
   [switch]$Purge
 )
@@ -178,6 +182,7 @@ if ($Pipe) { $arguments += @('--endpoint', $Pipe) }
 if ($ServiceOnly) { $arguments += '--service-only' }
 if ($NoNodeLabels) { $arguments += @('--node-labels', 'none') }
 if ($AllowOtherGpuPlugin) { $arguments += '--allow-other-gpu-plugin' }
+if ($ProofTimeout -gt 0) { $arguments += @('--proof-timeout', "$ProofTimeout") }
 if ($DryRun) {
   # Nothing is copied: the new binary reads the node with the configuration it would get.
   $current = Join-Path $DataDir 'dxshim.yaml'

@@ -30,7 +30,8 @@ source "$(dirname "$0")/../support/wine_test_env.sh"
 source "$(dirname "$0")/../support/node_fixtures.sh" "$@"
 source "$(dirname "$0")/../support/aks_fixtures.sh"
 need_exe "$devices_exe"
-export DXSHIM_INSTALL_ARGUMENTS=-AllowNoGpu
+# -ProofTimeout 60 (dxshim.exe install's default is 180 s): a failed proof (step 5) waits that long.
+export DXSHIM_INSTALL_ARGUMENTS='-AllowNoGpu -ProofTimeout 60'
 
 nt='HKLM\Software\Microsoft\Windows NT\CurrentVersion'
 set_reg "$nt" CurrentBuildNumber REG_SZ 20348
@@ -71,7 +72,7 @@ start_pod() {  # start_pod ACTION
 }
 outcome() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1], encoding="utf-8-sig"))[sys.argv[2]])' "$state_file" "$1" 2>/dev/null; }
 settled() { grep -q '^== idle' "$pod_log" 2>/dev/null; }
-pod_done() { wait_for 400 settled; }  # a failed proof alone waits 180 s (--proof-timeout)
+pod_done() { wait_for 400 settled; }  # a failed proof alone waits 60 s (-ProofTimeout)
 pod_running() { kill -0 "$pod_pid" 2>/dev/null; }
 stop_pod() { kill "$pod_pid" 2>/dev/null; wait "$pod_pid" 2>/dev/null; }
 ready() {  # ready ACTION: the readiness probe's exit code; its output in $probe
@@ -164,6 +165,8 @@ start_pod install
 check "the install fails, is rolled back and recorded failed" \
   "$(pod_done && [ "$(outcome outcome)" = failed ] && [ "$(outcome code)" = 1 ]; echo $?)" \
   "$(cat "$pod_log")"
+check "install.ps1 passed -ProofTimeout on to dxshim.exe install" \
+  "$(grep -q -- '--proof-timeout 60' "$pod_log"; echo $?)" "$(cat "$pod_log")"
 check "the log says what to do" \
   "$(grep -q 'will not try again' "$pod_log" && grep -q 'DXSHIM_INSTALL_ATTEMPT' "$pod_log"; echo $?)" \
   "$(cat "$pod_log")"
