@@ -12,7 +12,7 @@ phase_table() {
   local total=$1 name seconds
   echo "phase wall times (each phase alone; the builds overlap):"
   while IFS=$'\t' read -r name seconds; do
-    printf '  %-46s %3d:%02d\n' "$name" $((seconds / 60)) $((seconds % 60))
+    printf '  %-70s %3d:%02d\n' "$name" $((seconds / 60)) $((seconds % 60))
   done <"$DXSHIM_PHASE_LOG"
-  printf '  %-46s %3d:%02d\n' "total" $((total / 60)) $((total % 60))
+  printf '  %-70s %3d:%02d\n' "total" $((total / 60)) $((total % 60))
 }

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The whole test suite on a fresh Debian 12 machine: dependencies, the Windows build (dxshim.exe,
+# The whole test suite on a fresh Debian 12 machine: dependencies; the Windows build (dxshim.exe,
 # cross-built with mingw; its libraries are built from Debian's source packages once and cached in
-# /var/cache/dxshim) and the Linux build side by side, then every test (unit tests, integration
-# tests against real containerd instances, the Windows programs under wine) through ctest, one per
-# core, longest first; each test runs once. Each phase's wall time is printed at the end.
+# /var/cache/dxshim) and the Linux build side by side; then every test, once, through ctest, one
+# per core, longest first. The Linux build is the test suite's only one: clang 14 with
+# AddressSanitizer and UndefinedBehaviorSanitizer (build-asan/, scripts/test-sanitizers.sh), so
+# the unit tests, the end-to-end tests against real containerd instances, the Windows programs
+# under wine and the fuzz passes all run with the sanitizers watching the Linux processes. Then
+# ThreadSanitizer's tree for the concurrent parts. Each phase's wall time is printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/phase_log.sh
@@ -27,24 +30,16 @@ phase_done "dependencies (apt-get)" "$start"
 builds=$SECONDS
 setsid bash -c 'set -o pipefail; scripts/build-windows.sh 2>&1 | sed -u "s/^/windows| /"' &
 windows=$!
-start=$SECONDS
-scripts/build.sh
-phase_done "Linux build (dxshim, tests, fuzz targets, benchmarks)" "$start"
+scripts/test-sanitizers.sh --build-only asan
+# Every test runs once; a failure fails the suite, and no test is run again. (The wine failure a
+# rerun used to hide, a process start failing with 1359, came from a missing wine64-preloader;
+# tests/README.md.) Those that need no Windows build run while it finishes (niced: the Windows
+# build gates the longest tests), the wine tests once it is done, then ThreadSanitizer's.
+status=0
+nice -n 5 scripts/test-sanitizers.sh --labels-except windows asan || status=1
 wait "$windows" || { windows=; echo "the Windows build failed (lines marked windows| above)" >&2; exit 1; }
 windows=
-phase_done "the two builds side by side" "$builds"
-cd build
-sanitizers() {
-  cd ..
-  DXSHIM_PHASE_LOG=$DXSHIM_PHASE_LOG scripts/test-sanitizers.sh
-}
-# The tests run scripts of their own (build-windows.sh among them): they log no phase.
-export -n DXSHIM_PHASE_LOG
-start=$SECONDS
-status=0
-ctest --output-on-failure --timeout 900 -j "$(nproc)" || status=$?
-phase_done "ctest" "$start"
-# No test is run again: a failure fails the suite. (The wine failure a rerun used to hide, a
-# process start failing with 1359, came from a missing wine64-preloader; tests/README.md.)
-[ "$status" = 0 ] || exit "$status"
-sanitizers
+phase_done "both builds, and the tests that need no Windows build" "$builds"
+scripts/test-sanitizers.sh --labels windows asan || status=1
+scripts/test-sanitizers.sh tsan || status=1
+exit "$status"

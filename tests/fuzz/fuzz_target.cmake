@@ -29,10 +29,16 @@ function(dxshim_fuzz_object path out)
   if(NOT known)
     set_property(GLOBAL PROPERTY dxshim_fuzz_object_${rel} ${object})
     get_filename_component(object_dir ${object} DIRECTORY)
+    # protoc's output: coverage-guided, not sanitized (CMakeLists.txt, dxshim_not_sanitized).
+    set(unsanitized)
+    if(rel MATCHES "^gen/")
+      set(unsanitized -fno-sanitize=address,undefined)
+    endif()
     add_custom_command(
       OUTPUT ${object}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${object_dir}
-      COMMAND ${DXSHIM_CLANGXX} ${dxshim_fuzz_flags} -MD -MF ${object}.d -c ${path} -o ${object}
+      COMMAND ${DXSHIM_CLANGXX} ${dxshim_fuzz_flags} ${unsanitized} -MD -MF ${object}.d -c ${path}
+              -o ${object}
       DEPENDS ${path}
       DEPFILE ${object}.d
       COMMENT "Compiling ${rel} for the fuzz targets with clang"

@@ -14,12 +14,12 @@ namespace {
 std::string FromUtf16(const std::string& bytes, std::size_t start, bool big_endian) {
   std::string out;
   for (std::size_t i = start; i + 1 < bytes.size(); i += 2) {
-    const auto a = static_cast<unsigned char>(bytes[i]);
-    const auto b = static_cast<unsigned char>(bytes[i + 1]);
+    const std::uint32_t a = static_cast<unsigned char>(bytes[i]);
+    const std::uint32_t b = static_cast<unsigned char>(bytes[i + 1]);
     std::uint32_t unit = big_endian ? (a << 8 | b) : (b << 8 | a);
     if (unit >= 0xD800 && unit < 0xDC00 && i + 3 < bytes.size()) {
-      const auto c = static_cast<unsigned char>(bytes[i + 2]);
-      const auto d = static_cast<unsigned char>(bytes[i + 3]);
+      const std::uint32_t c = static_cast<unsigned char>(bytes[i + 2]);
+      const std::uint32_t d = static_cast<unsigned char>(bytes[i + 3]);
       const std::uint32_t low = big_endian ? (c << 8 | d) : (d << 8 | c);
       if (low >= 0xDC00 && low < 0xE000) {
         unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
