@@ -8,6 +8,12 @@
 # "could not load kernel32.dll, status c0000135" before any of its code ran. A prefix left
 # without kernel32.dll is removed and made again, at most 3 times; nothing the test checks is
 # ever retried here.
+#
+# With DXSHIM_WINE_TEMPLATE set (ctest sets it for every test: tests/CMakeLists.txt), the prefix
+# is a copy of one made so once per build and per wine version and WINEDLLOVERRIDES
+# (DXSHIM_WINE_TEMPLATE-<key>, made by the first test that needs it while the others wait on its
+# lock): a wineboot costs seconds of CPU, a copy a fraction of one, and each test still has a
+# prefix of its own.
 # usage: wine_prefix.sh PREFIX  (WINEDEBUG and WINEDLLOVERRIDES as the caller exported them)
 set -uo pipefail
 prefix=${1:?usage: wine_prefix.sh PREFIX}
@@ -26,14 +32,39 @@ if [ ! -x "$preloader" ]; then
     "or run scripts/install-deps.sh): without it wine fails to start a process now and then" >&2
   exit 1
 fi
-for attempt in 1 2 3; do
-  out=$(WINEPREFIX=$prefix timeout 180 "$wine" wineboot --init 2>&1)
+# boot DIR: fills the prefix DIR with wineboot, retried as said above; exits the script on failure.
+boot() {
+  local attempt out
+  for attempt in 1 2 3; do
+    out=$(WINEPREFIX=$1 timeout 180 "$wine" wineboot --init 2>&1)
+    [ -f "$1/drive_c/windows/system32/kernel32.dll" ] && return 0
+    echo "wine_prefix.sh: attempt $attempt left $1 without system32\\kernel32.dll:" >&2
+    printf '%s\n' "$out" >&2
+    WINEPREFIX=$1 "$wineserver" -k 2>/dev/null
+    WINEPREFIX=$1 "$wineserver" -w 2>/dev/null
+    rm -rf "$1"
+  done
+  echo "wine_prefix.sh: no usable Wine prefix at $1 after 3 attempts" >&2
+  exit 1
+}
+if [ -z "${DXSHIM_WINE_TEMPLATE:-}" ]; then
+  boot "$prefix"
+  exit 0
+fi
+key=$( ("$wine" --version; echo "${WINEDLLOVERRIDES:-}") | sha256sum | cut -c1-12)
+template=$DXSHIM_WINE_TEMPLATE-$key
+mkdir -p "$(dirname "$template")"
+(
+  flock 9
+  [ -f "$template/.complete" ] && exit 0
+  rm -rf "$template"
+  boot "$template"
+  # Its wineserver writes the registry out when it exits: only then is the prefix whole.
+  WINEPREFIX=$template "$wineserver" -w 2>/dev/null
+  touch "$template/.complete"
+) 9>"$template.lock" || exit 1
+mkdir -p "$prefix"
+cp -a "$template/." "$prefix/" && rm -f "$prefix/.complete" &&
   [ -f "$prefix/drive_c/windows/system32/kernel32.dll" ] && exit 0
-  echo "wine_prefix.sh: attempt $attempt left $prefix without system32\\kernel32.dll:" >&2
-  printf '%s\n' "$out" >&2
-  WINEPREFIX=$prefix "$wineserver" -k 2>/dev/null
-  WINEPREFIX=$prefix "$wineserver" -w 2>/dev/null
-  rm -rf "$prefix"
-done
-echo "wine_prefix.sh: no usable Wine prefix at $prefix after 3 attempts" >&2
+echo "wine_prefix.sh: could not copy the prefix $template to $prefix" >&2
 exit 1
