@@ -19,10 +19,13 @@ set(dxshim_fuzz_flags
 # compiler's depfile), and linked into every target that names it: the targets' sources overlap
 # (the device sources, the CRI's generated code), and objects of their own compile in parallel.
 function(dxshim_fuzz_object path out)
-  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${path})
-  if(rel MATCHES "^\\.\\.")  # generated, in the build tree
+  # Generated: in the build tree (which may lie inside the source tree, as build-asan/ does).
+  string(FIND "${path}" "${PROJECT_BINARY_DIR}/" in_build)
+  if(in_build EQUAL 0)
     file(RELATIVE_PATH rel ${PROJECT_BINARY_DIR} ${path})
     set(rel gen/${rel})
+  else()
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${path})
   endif()
   set(object ${fuzz_dir}/obj/${rel}.o)
   get_property(known GLOBAL PROPERTY dxshim_fuzz_object_${rel} SET)

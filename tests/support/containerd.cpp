@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -67,7 +68,27 @@ Containerd::~Containerd() {
     if (!process_->Wait(std::chrono::seconds(15))) process_->Signal(SIGKILL);
     process_->Wait(std::chrono::seconds(5));
   }
+  KillShims();
   UnmountAll();
+}
+
+void Containerd::KillShims() {
+  // A shim outlives containerd by design (Kill, Stop): one whose pod a test did not remove would
+  // run on after the test. Ours are those started with an address in our directory.
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string pid = entry.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::string argument;
+    bool shim = false;
+    bool ours = false;
+    for (bool first = true; std::getline(in, argument, '\0'); first = false) {
+      if (first) shim = argument.find("containerd-shim") != std::string::npos;
+      if (argument.rfind(dir_.path() + "/", 0) == 0) ours = true;
+    }
+    if (shim && ours) ::kill(std::stoi(pid), SIGKILL);
+  }
 }
 
 void Containerd::Launch() {

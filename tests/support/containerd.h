@@ -24,7 +24,9 @@ class Containerd {
   // Starts it and imports the images; throws on failure. kUnixAndTcp: CRI also on a free
   // 127.0.0.1 port (tcp_address()), kept across Restart.
   explicit Containerd(Listen listen = Listen::kUnix);
-  ~Containerd();  // removes every pod it still has, stops it, unmounts and deletes its directory
+  // Removes every pod it still has, stops it, kills the shims left (of pods a test left after a
+  // Kill or Stop), unmounts and deletes its directory.
+  ~Containerd();
 
   const std::string& socket() const { return socket_; }
   const std::string& tcp_address() const { return tcp_address_; }  // "" with kUnix
@@ -42,6 +44,7 @@ class Containerd {
   void Launch();
   void ImportImages();
   void RemoveAllPods();
+  void KillShims();
   void UnmountAll();
 
   TempDir dir_;
