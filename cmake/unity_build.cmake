@@ -3,7 +3,9 @@
 # source whose file-local names (in an anonymous namespace, or static) are also another source's
 # of the same target is compiled alone instead; so is one whose types in an anonymous namespace
 # are members of a class with linkage (GCC's -Wsubobject-linkage once the file is included). A
-# new clash fails that build naming both places: add the later file here. The unit tests' files
+# clash of definitions fails that build naming both places: add the later file here. (Two
+# file-local functions of one name but different parameters would silently overload: name them
+# apart.) The unit tests' files
 # are many and each names its own fixtures freely (kGi, Holder, kUuidA, ...): their programs are
 # never unity builds.
 set(dxshim_unity_alone

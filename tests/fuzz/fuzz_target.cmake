@@ -1,8 +1,8 @@
 # dxshim_fuzz_target(NAME SOURCES src... [LIBS lib...] [SEEDS dir...] [SECONDS s])
 # Builds tests/fuzz/NAME.cpp with SOURCES (paths from the project root, or generated ones in the
 # build tree) by clang with libFuzzer,
-# AddressSanitizer and UndefinedBehaviorSanitizer (libFuzzer needs clang; the rest of the build
-# uses g++), and adds the ctest `fuzz_NAME_short`: a bounded pass of SECONDS (default 20) over a
+# AddressSanitizer and UndefinedBehaviorSanitizer (libFuzzer needs clang; the `linux` preset's
+# build uses g++), and adds the ctest `fuzz_NAME_short`: a bounded pass of SECONDS (default 20) over a
 # copy of SEEDS (tests/fuzz/run_fuzz.sh). The nightly-length pass over every target:
 # tests/fuzz/run_all_fuzz.sh build 3600 CORPUS_DIR (tests/README.md, "Fuzzing").
 find_program(DXSHIM_CLANGXX clang++ REQUIRED)

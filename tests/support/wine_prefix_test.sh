@@ -62,7 +62,8 @@ check "with a template, a first prefix (exit 0)" $?
 PATH="$work/bin:$PATH" "$here/wine_prefix.sh" "$work/second" 2>"$work/err"
 check "and a second one (exit 0)" $?
 check "one wineboot made both: the template's" \
-  $([ "$(grep -c wineboot "$work/arguments")" = 1 ] && ls -d "$work"/template/prefix-* >/dev/null; echo $?)
+  $([ "$(grep -c wineboot "$work/arguments")" = 1 ] &&
+     compgen -G "$work/template/prefix-*/.complete" >/dev/null && [ ! -e "$work/second/.complete" ]; echo $?)
 out=$(WINEPREFIX=$work/second timeout 120 "$real" cmd /c "echo started" 2>/dev/null | tr -d '\r')
 check "the copy starts a program" $([ "$out" = started ]; echo $?)
 WINEPREFIX=$work/second "$(dirname "$real")/wineserver" -k 2>/dev/null
