@@ -617,7 +617,8 @@ sc stop containerd >/dev/null
 wait_state containerd STOPPED
 sc start containerd >/dev/null
 wait_state containerd RUNNING
-ctr run --detach "$image" old-shim >/dev/null
+out=$(ctr run --detach "$image" old-shim)
+check "ctr run --detach IMAGE old-shim: exit 0" $? "$out"
 check "a shim started now reads \\\\.\\pipe\\ttrpc-old" \
   "$(has_line "$cd_dir/shim.log" 'ttrpc-address old-shim \\.\pipe\ttrpc-old'; echo $?)"
 sed -i 's/ttrpc-old/ttrpc-new/' "$cd_dir/config.toml"
@@ -627,12 +628,16 @@ sc start containerd >/dev/null
 wait_state containerd RUNNING
 check "containerd now serves \\\\.\\pipe\\ttrpc-new, and nothing serves ttrpc-old" \
   "$(run "$exe" --probe-pipe ttrpc-new >/dev/null && ! run "$exe" --probe-pipe ttrpc-old >/dev/null; echo $?)"
-ctr run --detach "$image" new-shim >/dev/null
+out=$(ctr run --detach "$image" new-shim)
+check "ctr run --detach IMAGE new-shim: exit 0" $? "$out"
 check "a shim started now reads \\\\.\\pipe\\ttrpc-new" \
   "$(has_line "$cd_dir/shim.log" 'ttrpc-address new-shim \\.\pipe\ttrpc-new'; echo $?)"
-ctr tasks kill new-shim >/dev/null
+out=$(ctr tasks kill new-shim)
+check "ctr tasks kill new-shim: exit 0" $? "$out"
 wait_for 15 has_line "$cd_dir/events.log" "event /tasks/exit new-shim"
-check "its exit reaches containerd" $? "$(grep new-shim "$cd_dir/shim.log")"
+check "its exit reaches containerd" $? \
+  "$(grep new-shim "$cd_dir/shim.log"; echo "events.log:"; tail -5 "$cd_dir/events.log"
+     echo "calls.log:"; tail -8 "$cd_dir/calls.log"; echo "task: $(task_state new-shim)")"
 out=$(ctr tasks kill old-shim)
 check "the old shim's task is killed through its own pipe (exit 0)" $? "$out"
 wait_for 20 grep -q '^publish /tasks/exit old-shim attempt 1 to \\\\.\\pipe\\ttrpc-old: failed: dial \\\\.\\pipe\\ttrpc-old: timeout$' \
