@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -72,10 +74,37 @@ Containerd::~Containerd() {
   UnmountAll();
 }
 
+namespace {
+
+// Every process's parent, from /proc/PID/stat (its fourth field, after the command in brackets).
+std::map<int, int> ParentsOfAll() {
+  std::map<int, int> parents;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string pid = entry.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    std::getline(in, stat);
+    const auto after_command = stat.rfind(')');
+    if (after_command == std::string::npos) continue;
+    std::istringstream rest(stat.substr(after_command + 1));
+    std::string state;
+    int parent = 0;
+    if (rest >> state >> parent) parents[std::stoi(pid)] = parent;
+  }
+  return parents;
+}
+
+}  // namespace
+
 void Containerd::KillShims() {
   // A shim outlives containerd by design (Kill, Stop): one whose pod a test did not remove would
-  // run on after the test. Ours are those started with an address in our directory.
+  // run on after the test, and so would its containers. Ours are the shims started with an address
+  // in our directory; their containers are their descendants (a shim is its containers'
+  // subreaper), killed first: a container whose shim is gone would be reparented to init.
   std::error_code ec;
+  std::set<int> shims;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string pid = entry.path().filename();
     if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
@@ -87,8 +116,19 @@ void Containerd::KillShims() {
       if (first) shim = argument.find("containerd-shim") != std::string::npos;
       if (argument.rfind(dir_.path() + "/", 0) == 0) ours = true;
     }
-    if (shim && ours) ::kill(std::stoi(pid), SIGKILL);
+    if (shim && ours) shims.insert(std::stoi(pid));
   }
+  if (shims.empty()) return;
+  const auto parents = ParentsOfAll();
+  for (const auto& [pid, parent] : parents) {
+    for (int up = parent; up > 1; up = parents.count(up) ? parents.at(up) : 0) {
+      if (shims.count(up)) {
+        ::kill(pid, SIGKILL);
+        break;
+      }
+    }
+  }
+  for (const int shim : shims) ::kill(shim, SIGKILL);
 }
 
 void Containerd::Launch() {
