@@ -69,7 +69,7 @@ for step in $(seq 1 "$install_steps"); do
   check "install again after step $step finishes it: the node installed, byte for byte, kubelet on dxshim" \
     "$([ "$code" = 0 ] && grep -q "^an interrupted install stopped after step $((step - 1)) of " <<<"$out" &&
        grep -q "^proof: kubelet.exe" <<<"$out" && node_is "$work/installed"; echo $?)" \
-    "$(dump)$(differences "$work/installed" "$work/now")"
+    "$(dump)$(differences "$work/installed" "$work/now")$(service_logs)"
   uninstall
   check "then uninstall: the node as it was" \
     "$([ "$code" = 0 ] && node_is "$work/before"; echo $?)" "$(dump)$(differences "$work/before" "$work/now")"

@@ -217,6 +217,16 @@ kubelet_calls_through_dxshim() {
   [ -n "$pid" ] && grep -q "^version $pid status 0" "$(dirname "$kubelet_log")/kubelet-calls.log" 2>/dev/null &&
     ! grep -q "^call $pid " "$cd_dir/calls.log" 2>/dev/null
 }
+# For a failure's detail: the end of dxshim's log (the service's, C:\ProgramData\dxshim\dxshim.log
+# as deploy/examples/dxshim-windows.yaml names it), and the connections and calls containerd's
+# stand-in answered.
+service_logs() {
+  echo "--- the end of dxshim.log:"
+  tail -n "${1:-60}" "$c/ProgramData/dxshim/dxshim.log" 2>/dev/null
+  echo "--- the end of containerd's connections.log and calls.log (each with its client's pid):"
+  tail -n 10 "$cd_dir/connections.log" 2>/dev/null
+  tail -n 10 "$cd_dir/calls.log" 2>/dev/null
+}
 exited() { grep -qx "event /tasks/exit $1" "$cd_dir/events.log" 2>/dev/null; }  # exited ID
 # kubelet talks to dxshim now: a second install finds nothing to change and proves it again (the
 # live kubelet.exe made CRI calls through dxshim's pipe, by dxshim's own word).
