@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -20,6 +19,7 @@
 #include "runtime/v1/api.grpc.pb.h"
 #include "shim/proxy/unix_socket.h"
 #include "tests/support/cri_client.h"
+#include "tests/support/loopback_impostor.h"
 
 namespace dxshim::test {
 
@@ -74,30 +74,6 @@ Containerd::~Containerd() {
   UnmountAll();
 }
 
-namespace {
-
-// Every process's parent, from /proc/PID/stat (its fourth field, after the command in brackets).
-std::map<int, int> ParentsOfAll() {
-  std::map<int, int> parents;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string pid = entry.path().filename();
-    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string stat;
-    std::getline(in, stat);
-    const auto after_command = stat.rfind(')');
-    if (after_command == std::string::npos) continue;
-    std::istringstream rest(stat.substr(after_command + 1));
-    std::string state;
-    int parent = 0;
-    if (rest >> state >> parent) parents[std::stoi(pid)] = parent;
-  }
-  return parents;
-}
-
-}  // namespace
-
 void Containerd::KillShims() {
   // A shim outlives containerd by design (Kill, Stop): one whose pod a test did not remove would
   // run on after the test, and so would its containers. Ours are the shims started with an address
@@ -118,17 +94,10 @@ void Containerd::KillShims() {
     }
     if (shim && ours) shims.insert(std::stoi(pid));
   }
-  if (shims.empty()) return;
-  const auto parents = ParentsOfAll();
-  for (const auto& [pid, parent] : parents) {
-    for (int up = parent; up > 1; up = parents.count(up) ? parents.at(up) : 0) {
-      if (shims.count(up)) {
-        ::kill(pid, SIGKILL);
-        break;
-      }
-    }
+  for (const int shim : shims) {
+    const auto tree = ProcessTree(shim);  // the shim first, then its descendants
+    for (auto pid = tree.rbegin(); pid != tree.rend(); ++pid) ::kill(*pid, SIGKILL);
   }
-  for (const int shim : shims) ::kill(shim, SIGKILL);
 }
 
 void Containerd::Launch() {
